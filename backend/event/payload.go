@@ -1,0 +1,130 @@
+package event
+
+import "encoding/json"
+
+// RunCreatedData is the first event of every run.
+type RunCreatedData struct {
+	Agent        AgentRef `json:"agent"`
+	Instructions string   `json:"instructions"`
+	Workspace    string   `json:"workspace"`
+	Mode         string   `json:"mode"`
+	MaxSteps     int      `json:"max_steps"`
+	Unattended   bool     `json:"unattended,omitempty"`
+}
+
+// AgentRef is the snapshot of the agent a run was started with.
+type AgentRef struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Demo is true when the run plays the built-in demo script rather than
+	// calling a model, so every surface can say so plainly.
+	Demo bool `json:"demo,omitempty"`
+}
+
+// RunStatusData records a change of the run's status.
+type RunStatusData struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Node kinds.
+const (
+	KindUser  = "user"
+	KindLLM   = "llm"
+	KindTool  = "tool"
+	KindAgent = "agent"
+)
+
+// NodeStartedData opens a node of the execution graph. Parent is containment
+// (who called it); After lists the nodes that had to finish before it.
+type NodeStartedData struct {
+	Kind   string   `json:"kind"`
+	Parent string   `json:"parent,omitempty"`
+	After  []string `json:"after,omitempty"`
+	Label  string   `json:"label"`
+	Step   int      `json:"step,omitempty"`
+	// Text is the message of a user node.
+	Text string `json:"text,omitempty"`
+	// Model is the model of an llm node.
+	Model string `json:"model,omitempty"`
+	// Tool, CallID, Arguments and Risk describe a tool node.
+	Tool      string          `json:"tool,omitempty"`
+	CallID    string          `json:"call_id,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Risk      string          `json:"risk,omitempty"`
+}
+
+// LLMDeltaData is a piece of streamed model text.
+type LLMDeltaData struct {
+	Text string `json:"text"`
+}
+
+// Node statuses.
+const (
+	NodePending     = "pending"
+	NodeWaiting     = "waiting"
+	NodeRunning     = "running"
+	NodeSucceeded   = "succeeded"
+	NodeFailed      = "failed"
+	NodeDenied      = "denied"
+	NodeCancelled   = "cancelled"
+	NodeInterrupted = "interrupted"
+)
+
+// NodeFinishedData closes a node. Exactly one is appended per node.
+type NodeFinishedData struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// For llm nodes: the whole response.
+	Text       string     `json:"text,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	StopReason string     `json:"stop_reason,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
+	// For tool nodes: what the model receives.
+	Output  string `json:"output,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+	// DurationMS is the wall time of the node.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// ToolCall is one tool call requested by the model.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Usage counts tokens of one model call.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	CachedTokens int64 `json:"cached_tokens,omitempty"`
+}
+
+// PolicyDecidedData is the automatic decision on a tool call: the audit entry
+// that says why it ran, waited or was refused.
+type PolicyDecidedData struct {
+	Effect string `json:"effect"` // allow, ask, deny
+	Reason string `json:"reason"`
+}
+
+// ApprovalRequestedData opens an approval in the inbox; NodeID is the tool node.
+type ApprovalRequestedData struct {
+	InteractionID string          `json:"interaction_id"`
+	Tool          string          `json:"tool"`
+	Arguments     json.RawMessage `json:"arguments"`
+	Risk          string          `json:"risk"`
+	Reason        string          `json:"reason"`
+}
+
+// ApprovalDecidedData closes an approval.
+type ApprovalDecidedData struct {
+	InteractionID string `json:"interaction_id"`
+	Decision      string `json:"decision"` // approve, deny
+	Feedback      string `json:"feedback,omitempty"`
+	// Source is the surface that answered: web, desktop, cli, api, or policy.
+	Source string `json:"source"`
+}

@@ -1,0 +1,154 @@
+// Package llm declares the model provider interface that the engine calls,
+// and the request, stream and response types shared by every provider.
+//
+// Providers stream: Stream returns deltas as they arrive and a final Response.
+// Providers do not retry; the engine owns the retry policy so that every
+// attempt can be recorded in the run's log.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Provider is a model backend.
+type Provider interface {
+	// Stream sends req and calls onDelta for each piece of streamed output, in
+	// order, from the calling goroutine. It returns the complete response, or
+	// an error (see *Error for the classified kinds).
+	Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error)
+}
+
+// Role of a message.
+type Role string
+
+// Roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of the conversation. An assistant message may carry
+// tool calls; a tool message carries the result of exactly one call.
+type Message struct {
+	Role      Role       `json:"role"`
+	Text      string     `json:"text,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID and IsError belong to tool messages.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	IsError    bool   `json:"is_error,omitempty"`
+}
+
+// ToolCall is a call the model asks for.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolSpec describes a tool offered to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+// Request is one model call.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+}
+
+// DeltaKind says what a Delta carries.
+type DeltaKind int
+
+// Delta kinds.
+const (
+	DeltaText DeltaKind = iota
+	// DeltaToolArgs is a fragment of a tool call's arguments; ToolIndex says
+	// which call of the turn it belongs to.
+	DeltaToolArgs
+)
+
+// Delta is a piece of streamed output.
+type Delta struct {
+	Kind      DeltaKind
+	Text      string
+	ToolIndex int
+	ToolName  string
+}
+
+// Stop reasons.
+const (
+	StopEnd       = "end_turn"
+	StopToolCalls = "tool_calls"
+	StopMaxTokens = "max_tokens"
+)
+
+// Response is a completed model call.
+type Response struct {
+	Text       string
+	ToolCalls  []ToolCall
+	StopReason string
+	Usage      Usage
+	Model      string
+}
+
+// Usage counts the tokens of one call.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+	CachedTokens int64
+}
+
+// ErrorKind classifies a provider failure so the engine can decide whether a
+// retry may help.
+type ErrorKind string
+
+// Error kinds.
+const (
+	ErrUnavailable ErrorKind = "unavailable"  // network error, connection refused
+	ErrRateLimited ErrorKind = "rate_limited" // 429
+	ErrServer      ErrorKind = "server_error" // 5xx, 408
+	ErrAuth        ErrorKind = "auth"         // 401, 403
+	ErrInvalid     ErrorKind = "invalid"      // other 4xx
+	ErrBadResponse ErrorKind = "bad_response" // the server answered something we cannot read
+	ErrScriptEnded ErrorKind = "script_ended" // the script provider has no more turns
+)
+
+// Error is a classified provider failure.
+type Error struct {
+	Kind       ErrorKind
+	StatusCode int
+	Message    string
+	Err        error
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s", e.Kind, e.Message)
+	if e.StatusCode != 0 {
+		msg = fmt.Sprintf("%s (HTTP %d): %s", e.Kind, e.StatusCode, e.Message)
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether err is worth another attempt.
+func Retryable(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Kind {
+	case ErrUnavailable, ErrRateLimited, ErrServer:
+		return true
+	}
+	return false
+}

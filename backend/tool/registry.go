@@ -1,0 +1,179 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Diagnostic codes of model-visible failures raised by the registry.
+const (
+	CodeUnknownTool      = "unknown_tool"
+	CodeInvalidArguments = "invalid_arguments"
+	CodeTimeout          = "timeout"
+	CodeCancelled        = "cancelled"
+)
+
+// DefaultTimeout bounds a tool call that sets no deadline of its own; a tool
+// call must never wait forever (DESIGN.md §1.5).
+const DefaultTimeout = 2 * time.Minute
+
+// DefaultMaxOutput caps what one call hands the model, in bytes. Larger output
+// keeps its head and tail and says how much was cut, so a runaway tool cannot
+// flood the context window or the log.
+const DefaultMaxOutput = 64 << 10
+
+// ErrDuplicate is returned when a tool name is registered twice.
+var ErrDuplicate = errors.New("tool already registered")
+
+// Registry holds the tools and applies the middleware around each call. It is
+// safe for concurrent use once built; register everything before first use.
+type Registry struct {
+	tools     map[string]entry
+	Timeout   time.Duration
+	MaxOutput int
+}
+
+type entry struct {
+	tool   Tool
+	schema *jsonschema.Resolved
+}
+
+// NewRegistry returns an empty registry with the default limits.
+func NewRegistry() *Registry {
+	return &Registry{tools: map[string]entry{}, Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput}
+}
+
+// Register adds t. Its schema must be a valid JSON Schema.
+func (r *Registry) Register(t Tool) error {
+	spec := t.Spec()
+	if _, ok := r.tools[spec.Name]; ok {
+		return fmt.Errorf("register %s: %w", spec.Name, ErrDuplicate)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(spec.Schema, &s); err != nil {
+		return fmt.Errorf("register %s: schema: %w", spec.Name, err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("register %s: resolve schema: %w", spec.Name, err)
+	}
+	r.tools[spec.Name] = entry{tool: t, schema: rs}
+	return nil
+}
+
+// Specs returns the specs of the named tools (all when names is empty),
+// sorted by name. Unknown names are ignored; agent validation reports them.
+func (r *Registry) Specs(names ...string) []Spec {
+	var out []Spec
+	if len(names) == 0 {
+		for _, e := range r.tools {
+			out = append(out, e.tool.Spec())
+		}
+	} else {
+		for _, n := range names {
+			if e, ok := r.tools[n]; ok {
+				out = append(out, e.tool.Spec())
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the spec of the named tool.
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	e, ok := r.tools[name]
+	if !ok {
+		return Spec{}, false
+	}
+	return e.tool.Spec(), true
+}
+
+// Validate checks args against the tool's schema. The returned Result is
+// the model-visible failure when ok is false.
+func (r *Registry) Validate(name string, args json.RawMessage) (res Result, ok bool) {
+	e, found := r.tools[name]
+	if !found {
+		return Errorf(CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(r.names(), ", "))), false
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return Errorf(CodeInvalidArguments, fmt.Sprintf("arguments of %s are not valid JSON: %v", name, err)), false
+	}
+	if err := e.schema.Validate(inst); err != nil {
+		return Errorf(CodeInvalidArguments, fmt.Sprintf("arguments of %s do not match its schema: %v", name, err)), false
+	}
+	return Result{}, true
+}
+
+// Call validates args and runs the tool with a deadline, panic recovery and
+// the output cap. Cancellation of ctx ends the call with a cancelled result.
+func (r *Registry) Call(ctx context.Context, env Env, name string, args json.RawMessage) (res Result, err error) {
+	if res, ok := r.Validate(name, args); !ok {
+		return res, nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s panicked: %v\n%s", name, p, debug.Stack())
+		}
+	}()
+	res, err = r.tools[name].tool.Run(ctx, env, args)
+	if err != nil {
+		return Result{}, fmt.Errorf("tool %s: %w", name, err)
+	}
+	// A tool that noticed its context ending reports whatever its library
+	// said; the model learns more from the plain reason.
+	switch {
+	case parent.Err() != nil:
+		res = Errorf(CodeCancelled, fmt.Sprintf("%s was cancelled", name))
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res = Errorf(CodeTimeout, fmt.Sprintf("%s did not finish within %s", name, r.Timeout))
+	}
+	res.Output = Truncate(res.Output, r.MaxOutput)
+	return res, nil
+}
+
+func (r *Registry) names() []string {
+	out := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Truncate keeps the head and tail of s within max bytes and says how many
+// bytes were cut in between. It never splits a UTF-8 sequence.
+func Truncate(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	keep := max / 2
+	head := s[:keep]
+	for !utf8.ValidString(head) && len(head) > 0 {
+		head = head[:len(head)-1]
+	}
+	tail := s[len(s)-keep:]
+	for !utf8.ValidString(tail) && len(tail) > 0 {
+		tail = tail[1:]
+	}
+	return fmt.Sprintf("%s\n… [%d bytes cut] …\n%s", head, len(s)-len(head)-len(tail), tail)
+}
