@@ -1,0 +1,127 @@
+// Package agent holds agent definitions (provider and model, system prompt,
+// tools, permission mode, limits) and their validation.
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Providers an agent can name. Auto picks OpenAI (or a compatible server)
+// when one is configured and the built-in demo script otherwise.
+const (
+	ProviderAuto   = "auto"
+	ProviderOpenAI = "openai"
+	ProviderScript = "script"
+)
+
+// ModeAsk is the only permission mode of the walking skeleton: read tools run,
+// everything else waits for a person.
+const ModeAsk = "ask"
+
+// Limits on what a definition may ask for.
+const (
+	DefaultMaxSteps = 50
+	MaxMaxSteps     = 10000
+	maxPromptBytes  = 64 << 10
+)
+
+// DefaultName is the agent created on first start.
+const DefaultName = "default"
+
+// ErrInvalid is wrapped by every validation failure.
+var ErrInvalid = errors.New("invalid agent")
+
+// Agent is a saved definition.
+type Agent struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	Provider     string   `json:"provider"`
+	Model        string   `json:"model"`
+	BaseURL      string   `json:"base_url,omitempty"`
+	SystemPrompt string   `json:"system_prompt"`
+	Tools        []string `json:"tools"`
+	Mode         string   `json:"mode"`
+	MaxSteps     int      `json:"max_steps"`
+	// Script is "demo" or a path to a script file, for the script provider.
+	Script    string `json:"script,omitempty"`
+	CreatedAt int64  `json:"created_at"`
+	UpdatedAt int64  `json:"updated_at"`
+}
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
+
+// Normalize fills defaults for fields left empty.
+func (a *Agent) Normalize() {
+	a.Name = strings.TrimSpace(a.Name)
+	if a.Provider == "" {
+		a.Provider = ProviderAuto
+	}
+	if a.Mode == "" {
+		a.Mode = ModeAsk
+	}
+	if a.MaxSteps == 0 {
+		a.MaxSteps = DefaultMaxSteps
+	}
+	if a.Tools == nil {
+		a.Tools = []string{}
+	}
+}
+
+// Validate checks a normalised definition. toolExists reports whether a tool
+// name is registered. The error names the field that is wrong.
+func (a *Agent) Validate(toolExists func(string) bool) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	if !nameRE.MatchString(a.Name) {
+		return bad("name %q must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", a.Name)
+	}
+	switch a.Provider {
+	case ProviderAuto, ProviderOpenAI, ProviderScript:
+	default:
+		return bad("provider %q is not one of auto, openai, script", a.Provider)
+	}
+	if a.Mode != ModeAsk {
+		return bad("mode %q is not supported yet (only ask)", a.Mode)
+	}
+	if a.MaxSteps < 1 || a.MaxSteps > MaxMaxSteps {
+		return bad("max_steps %d must be between 1 and %d", a.MaxSteps, MaxMaxSteps)
+	}
+	if len(a.SystemPrompt) > maxPromptBytes {
+		return bad("system_prompt is %d bytes, more than %d", len(a.SystemPrompt), maxPromptBytes)
+	}
+	if a.BaseURL != "" && !strings.HasPrefix(a.BaseURL, "http://") && !strings.HasPrefix(a.BaseURL, "https://") {
+		return bad("base_url %q must start with http:// or https://", a.BaseURL)
+	}
+	seen := map[string]bool{}
+	for _, t := range a.Tools {
+		if !toolExists(t) {
+			return bad("tools: unknown tool %q", t)
+		}
+		if seen[t] {
+			return bad("tools: %q listed twice", t)
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+// Default returns the definition of the agent created on first start.
+func Default() Agent {
+	return Agent{
+		Name:        DefaultName,
+		Description: "General workspace assistant. Uses OpenAI or a compatible server when configured, else the built-in demo script.",
+		Provider:    ProviderAuto,
+		SystemPrompt: "You are Steward's workspace assistant. You work inside the user's workspace folder through tools. " +
+			"Paths are relative to the workspace. Read before you change things, explain what you do in a sentence, " +
+			"and stop when the task is done.",
+		Tools:    []string{"list_dir", "read_file", "write_file"},
+		Mode:     ModeAsk,
+		MaxSteps: DefaultMaxSteps,
+		Script:   "demo",
+	}
+}

@@ -1,0 +1,349 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"steward/backend/agent"
+	"steward/backend/inbox"
+	"steward/backend/run"
+	"steward/backend/store"
+)
+
+type route struct {
+	method, path, summary string
+	auth                  bool
+	handler               http.Handler
+	// request and response are example values of the body types, for the
+	// OpenAPI document; nil means none.
+	request, response any
+	status            int // success status, 200 when zero
+}
+
+type (
+	agentsBody struct {
+		Agents []Agent `json:"agents"`
+	}
+	runsBody struct {
+		Runs []Run `json:"runs"`
+	}
+	eventsBody struct {
+		Events    []any `json:"events"`
+		NextAfter int64 `json:"next_after"`
+		More      bool  `json:"more"`
+	}
+	interactionsBody struct {
+		Interactions []Interaction `json:"interactions"`
+	}
+	toolsBody struct {
+		Tools []ToolSpec `json:"tools"`
+	}
+	statusBody struct {
+		Status string `json:"status"`
+	}
+)
+
+func (s *Server) routeTable() []route {
+	h := func(f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := f(w, r); err != nil {
+				s.fail(w, r, err)
+			}
+		})
+	}
+	return []route{
+		{method: "GET", path: "/healthz", summary: "Liveness", handler: h(s.healthz), response: statusBody{}},
+		{method: "GET", path: "/readyz", summary: "Readiness: the store answers", handler: h(s.readyz), response: statusBody{}},
+		{method: "GET", path: "/api/v1/info", summary: "Server version and model provider", auth: true, handler: h(s.info), response: Info{}},
+		{method: "GET", path: "/api/v1/agents", summary: "List agents", auth: true, handler: h(s.listAgents), response: agentsBody{}},
+		{method: "POST", path: "/api/v1/agents", summary: "Create an agent", auth: true, handler: h(s.createAgent), request: AgentInput{}, response: Agent{}, status: 201},
+		{method: "GET", path: "/api/v1/agents/{id}", summary: "Read an agent (by id or name)", auth: true, handler: h(s.getAgent), response: Agent{}},
+		{method: "PUT", path: "/api/v1/agents/{id}", summary: "Replace an agent", auth: true, handler: h(s.updateAgent), request: AgentInput{}, response: Agent{}},
+		{method: "DELETE", path: "/api/v1/agents/{id}", summary: "Delete an agent", auth: true, handler: h(s.deleteAgent), status: 204},
+		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first (filters: status, agent, q, limit)", auth: true, handler: h(s.listRuns), response: runsBody{}},
+		{method: "POST", path: "/api/v1/runs", summary: "Start a run", auth: true, handler: h(s.startRun), request: StartRun{}, response: Run{}, status: 201},
+		{method: "GET", path: "/api/v1/runs/{id}", summary: "Read a run", auth: true, handler: h(s.getRun), response: Run{}},
+		{method: "GET", path: "/api/v1/runs/{id}/events", summary: "Read a run's log in pages (after, limit)", auth: true, handler: h(s.events), response: eventsBody{}},
+		{method: "GET", path: "/api/v1/runs/{id}/graph", summary: "The run's execution graph", auth: true, handler: h(s.graph), response: Graph{}},
+		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
+		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
+		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
+		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
+		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
+		{method: "GET", path: "/api/v1/ws", summary: "WebSocket: subscribe to events, send commands and answers", auth: true, handler: http.HandlerFunc(s.ws)},
+	}
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, statusBody{Status: "ok"})
+	return nil
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if err := s.cfg.Store.Ping(r.Context()); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, statusBody{Status: "store unavailable"})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, statusBody{Status: "ready"})
+	return nil
+}
+
+func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
+	p, demo, note := s.cfg.Models.Describe(r.Context())
+	writeJSON(w, http.StatusOK, Info{Version: s.cfg.Version, DefaultWorkspace: s.cfg.DefaultWorkspace, Provider: p, Demo: demo, Note: note})
+	return nil
+}
+
+func (s *Server) wireAgent(ctx context.Context, a agent.Agent) Agent {
+	out := Agent{Agent: a}
+	if m, err := s.cfg.Models.Resolve(ctx, a); err == nil {
+		out.EffectiveProvider, out.EffectiveModel, out.Demo = m.Name, m.Model, m.Demo
+	} else {
+		out.EffectiveProvider = "unavailable: " + err.Error()
+	}
+	return out
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) error {
+	all, err := s.cfg.Agents.List(r.Context())
+	if err != nil {
+		return err
+	}
+	out := agentsBody{Agents: make([]Agent, len(all))}
+	for i, a := range all {
+		out.Agents[i] = s.wireAgent(r.Context(), a)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) error {
+	var in AgentInput
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	a, err := s.cfg.Agents.Create(r.Context(), in.agent())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, s.wireAgent(r.Context(), a))
+	return nil
+}
+
+func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.cfg.Agents.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.wireAgent(r.Context(), a))
+	return nil
+}
+
+func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) error {
+	var in AgentInput
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	a, err := s.cfg.Agents.Update(r.Context(), r.PathValue("id"), in.agent())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.wireAgent(r.Context(), a))
+	return nil
+}
+
+func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
+	if err := s.cfg.Agents.Delete(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+var runStatuses = map[string]bool{"queued": true, "running": true, "waiting": true, "completed": true, "failed": true, "cancelled": true}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := store.RunFilter{Agent: q.Get("agent"), Text: q.Get("q")}
+	if st := q.Get("status"); st != "" {
+		for _, v := range strings.Split(st, ",") {
+			if !runStatuses[v] {
+				return errorf(http.StatusBadRequest, CodeInvalid, "status "+strconv.Quote(v)+" is not a run status")
+			}
+			f.Statuses = append(f.Statuses, v)
+		}
+	}
+	limit, err := intParam(q.Get("limit"), "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	f.Limit = int(limit)
+	runs, err := s.cfg.Store.ListRuns(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := runsBody{Runs: make([]Run, len(runs))}
+	for i, rr := range runs {
+		out.Runs[i] = wireRun(rr)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
+	var in StartRun
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Agent) == "" {
+		return errorf(http.StatusBadRequest, CodeInvalid, "agent is empty: name an agent by id or name")
+	}
+	a, err := s.cfg.Agents.Get(r.Context(), in.Agent)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusBadRequest, CodeInvalid, "agent "+strconv.Quote(in.Agent)+" does not exist")
+	}
+	if err != nil {
+		return err
+	}
+	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, wireRun(rr))
+	return nil
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
+	rr, err := s.cfg.Store.GetRun(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wireRun(rr))
+	return nil
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
+		return err
+	}
+	after, err := intParam(r.URL.Query().Get("after"), "after", 0, 0, 1<<62)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 500, 1, 5000)
+	if err != nil {
+		return err
+	}
+	evs, err := s.cfg.Store.Events(r.Context(), id, after, int(limit)+1)
+	if err != nil {
+		return err
+	}
+	more := len(evs) > int(limit)
+	if more {
+		evs = evs[:limit]
+	}
+	body := eventsBody{Events: make([]any, len(evs)), NextAfter: after, More: more}
+	for i, ev := range evs {
+		body.Events[i] = ev
+		body.NextAfter = ev.Seq
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
+		return err
+	}
+	nodes, edges, err := s.cfg.Store.Graph(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wireGraph(nodes, edges))
+	return nil
+}
+
+func (s *Server) command(w http.ResponseWriter, r *http.Request) error {
+	var c Command
+	if err := decode(w, r, &c); err != nil {
+		return err
+	}
+	res, err := s.cfg.Runs.Command(r.Context(), r.PathValue("id"), c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+var interactionStatuses = map[string]bool{"pending": true, "answered": true, "cancelled": true, "expired": true}
+
+func (s *Server) listInteractions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := store.InteractionFilter{Status: q.Get("status"), RunID: q.Get("run_id")}
+	if f.Status != "" && !interactionStatuses[f.Status] {
+		return errorf(http.StatusBadRequest, CodeInvalid, "status "+strconv.Quote(f.Status)+" is not one of pending, answered, cancelled, expired")
+	}
+	list, err := s.cfg.Store.ListInteractions(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := interactionsBody{Interactions: make([]Interaction, len(list))}
+	for i, it := range list {
+		out.Interactions[i] = wireInteraction(it)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
+	var a Answer
+	if err := decode(w, r, &a); err != nil {
+		return err
+	}
+	it, err := s.answerInteraction(r.Context(), r.PathValue("id"), a, "api")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wireInteraction(it))
+	return nil
+}
+
+var sources = map[string]bool{"web": true, "desktop": true, "cli": true, "api": true}
+
+func (s *Server) answerInteraction(ctx context.Context, id string, a Answer, defaultSource string) (store.Interaction, error) {
+	if a.Source == "" {
+		a.Source = defaultSource
+	}
+	if !sources[a.Source] {
+		return store.Interaction{}, errorf(http.StatusBadRequest, CodeInvalid, "source "+strconv.Quote(a.Source)+" is not one of web, desktop, cli, api")
+	}
+	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: a.Decision, Feedback: a.Feedback, Source: a.Source})
+}
+
+func (s *Server) tools(w http.ResponseWriter, r *http.Request) error {
+	specs := s.cfg.Tools.Specs()
+	if specs == nil {
+		specs = []ToolSpec{}
+	}
+	writeJSON(w, http.StatusOK, toolsBody{Tools: specs})
+	return nil
+}
+
+func intParam(v, name string, def, min, max int64) (int64, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < min || n > max {
+		return 0, errorf(http.StatusBadRequest, CodeInvalid, name+" must be an integer from "+strconv.FormatInt(min, 10)+" to "+strconv.FormatInt(max, 10))
+	}
+	return n, nil
+}
+
+func asMaxBytes(err error, target **http.MaxBytesError) bool { return errors.As(err, target) }

@@ -1,0 +1,172 @@
+// Package api serves the REST API, the WebSocket and the embedded UI over
+// HTTP on a loopback address. It holds no logic of its own: every handler
+// decodes, calls a service, and encodes. Security: every /api route needs
+// the token (bearer or session cookie); every request must name this server
+// as its Host (DNS rebinding) and come from no Origin or this server's own.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+
+	"steward/backend/agent"
+	"steward/backend/event"
+	"steward/backend/inbox"
+	"steward/backend/run"
+	"steward/backend/store"
+	"steward/backend/tool"
+)
+
+// Runs is what the API needs of the engine.
+type Runs interface {
+	Start(ctx context.Context, p run.StartParams) (store.Run, error)
+	Command(ctx context.Context, runID string, c run.Command) (run.CommandResult, error)
+}
+
+// Answerer answers interactions.
+type Answerer interface {
+	Answer(ctx context.Context, id string, d inbox.Decision) (store.Interaction, error)
+}
+
+// Reader reads the projections and the log.
+type Reader interface {
+	GetRun(ctx context.Context, id string) (store.Run, error)
+	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
+	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
+	Graph(ctx context.Context, runID string) ([]store.Node, []store.Edge, error)
+	GetInteraction(ctx context.Context, id string) (store.Interaction, error)
+	ListInteractions(ctx context.Context, f store.InteractionFilter) ([]store.Interaction, error)
+	Ping(ctx context.Context) error
+}
+
+// Agents manages agent definitions.
+type Agents interface {
+	Create(ctx context.Context, a agent.Agent) (agent.Agent, error)
+	Update(ctx context.Context, key string, a agent.Agent) (agent.Agent, error)
+	Delete(ctx context.Context, key string) error
+	Get(ctx context.Context, key string) (agent.Agent, error)
+	List(ctx context.Context) ([]agent.Agent, error)
+}
+
+// Models says what an agent resolves to.
+type Models interface {
+	Resolve(ctx context.Context, a agent.Agent) (run.Model, error)
+	Describe(ctx context.Context) (provider string, demo bool, note string)
+}
+
+// Catalog lists tools.
+type Catalog interface {
+	Specs(names ...string) []tool.Spec
+	Lookup(name string) (tool.Spec, bool)
+}
+
+// Config holds the server's collaborators and settings.
+type Config struct {
+	Token            string
+	Version          string
+	DefaultWorkspace string
+	// ExtraHost is a non-loopback host name to accept (with --addr on
+	// another interface); empty for loopback only.
+	ExtraHost string
+	Runs      Runs
+	Inbox     Answerer
+	Store     Reader
+	Agents    Agents
+	Models    Models
+	Tools     Catalog
+	Bus       *event.Bus
+	UI        fs.FS
+	Logf      func(format string, args ...any)
+}
+
+// Server is the HTTP handler. Set its port with SetPort once the listener
+// is bound, before serving.
+type Server struct {
+	cfg     Config
+	session string
+	portStr atomic.Value // string
+	mux     *http.ServeMux
+	routes  []route
+}
+
+// New builds the server.
+func New(cfg Config) *Server {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	s := &Server{cfg: cfg, session: sessionValue(cfg.Token), mux: http.NewServeMux()}
+	s.portStr.Store("")
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		h := rt.handler
+		if rt.auth {
+			h = s.requireAuth(h)
+		}
+		s.mux.Handle(rt.method+" "+rt.path, h)
+	}
+	s.mux.Handle("GET /", s.ui())
+	return s
+}
+
+// SetPort tells the server the port it is bound to, for the Host check.
+func (s *Server) SetPort(port int) { s.portStr.Store(strconv.Itoa(port)) }
+
+func (s *Server) port() string { return s.portStr.Load().(string) }
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.cfg.Logf("api: panic in %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
+			s.fail(w, r, errorf(http.StatusInternalServerError, CodeInternal, "internal error; see the server log"))
+		}
+	}()
+	if !s.hostAllowed(r.Host) {
+		s.fail(w, r, errorf(http.StatusForbidden, CodeForbidden, "host "+strconv.Quote(r.Host)+" is not this server"))
+		return
+	}
+	if !s.originAllowed(r.Header.Get("Origin")) {
+		s.fail(w, r, errorf(http.StatusForbidden, CodeForbidden, "origin "+strconv.Quote(r.Header.Get("Origin"))+" may not use this server"))
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) requireAuth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.authorized(r) {
+			s.fail(w, r, errorf(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong token: send Authorization: Bearer TOKEN, or open the URL that steward serve printed"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// maxBody bounds request bodies; instructions are the largest input.
+const maxBody = 1 << 20
+
+// decode reads a JSON body into v, refusing unknown fields, trailing data
+// and bodies over maxBody, with a message that names the problem.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if ok := asMaxBytes(err, &mbe); ok {
+			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is larger than 1 MiB")
+		}
+		return errorf(http.StatusBadRequest, CodeInvalid, "invalid JSON body: "+err.Error())
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, CodeInvalid, "invalid JSON body: more than one JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package api
+
+import (
+	"encoding/json"
+
+	"steward/backend/agent"
+	"steward/backend/run"
+	"steward/backend/store"
+	"steward/backend/tool"
+)
+
+// Wire types: the JSON of the API, mirrored one to one by frontend/src/api.
+
+// Info describes the server.
+type Info struct {
+	Version          string `json:"version"`
+	DefaultWorkspace string `json:"default_workspace"`
+	Provider         string `json:"provider"`
+	Demo             bool   `json:"demo"`
+	Note             string `json:"note"`
+}
+
+// Agent is an agent with what "auto" resolves to here.
+type Agent struct {
+	agent.Agent
+	EffectiveProvider string `json:"effective_provider"`
+	EffectiveModel    string `json:"effective_model"`
+	Demo              bool   `json:"demo"`
+}
+
+// AgentInput creates or replaces an agent.
+type AgentInput struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description,omitempty"`
+	Provider     string   `json:"provider,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	BaseURL      string   `json:"base_url,omitempty"`
+	SystemPrompt string   `json:"system_prompt,omitempty"`
+	Tools        []string `json:"tools,omitempty"`
+	Mode         string   `json:"mode,omitempty"`
+	MaxSteps     int      `json:"max_steps,omitempty"`
+	Script       string   `json:"script,omitempty"`
+}
+
+func (in AgentInput) agent() agent.Agent {
+	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
+		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps, Script: in.Script}
+}
+
+// Usage is a token account.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+// Run is a run's summary.
+type Run struct {
+	ID               string   `json:"id"`
+	AgentID          string   `json:"agent_id"`
+	AgentName        string   `json:"agent_name"`
+	Status           string   `json:"status"`
+	Reason           string   `json:"reason,omitempty"`
+	Error            string   `json:"error,omitempty"`
+	Instructions     string   `json:"instructions"`
+	Workspace        string   `json:"workspace"`
+	Mode             string   `json:"mode"`
+	Provider         string   `json:"provider"`
+	Model            string   `json:"model"`
+	Demo             bool     `json:"demo"`
+	Unattended       bool     `json:"unattended"`
+	CreatedAt        int64    `json:"created_at"`
+	UpdatedAt        int64    `json:"updated_at"`
+	LastSeq          int64    `json:"last_seq"`
+	Steps            int      `json:"steps"`
+	PendingApprovals int      `json:"pending_approvals"`
+	Usage            Usage    `json:"usage"`
+	Capabilities     []string `json:"capabilities"`
+}
+
+func wireRun(r store.Run) Run {
+	return Run{ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
+		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
+		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
+		Steps: r.Steps, PendingApprovals: r.PendingApprovals,
+		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens},
+		Capabilities: run.Capabilities(run.Status(r.Status)),
+	}
+}
+
+// StartRun starts a run.
+type StartRun struct {
+	Agent        string `json:"agent"`
+	Instructions string `json:"instructions"`
+	Workspace    string `json:"workspace"`
+	Unattended   bool   `json:"unattended,omitempty"`
+}
+
+// Interaction is an approval request.
+type Interaction struct {
+	ID         string          `json:"id"`
+	RunID      string          `json:"run_id"`
+	NodeID     string          `json:"node_id"`
+	Kind       string          `json:"kind"`
+	Status     string          `json:"status"`
+	Tool       string          `json:"tool"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Risk       string          `json:"risk"`
+	Reason     string          `json:"reason"`
+	CreatedAt  int64           `json:"created_at"`
+	AnsweredAt *int64          `json:"answered_at,omitempty"`
+	Answer     *AnswerGiven    `json:"answer,omitempty"`
+}
+
+// AnswerGiven is the recorded answer of an interaction.
+type AnswerGiven struct {
+	Decision string `json:"decision"`
+	Feedback string `json:"feedback,omitempty"`
+	Source   string `json:"source"`
+}
+
+func wireInteraction(i store.Interaction) Interaction {
+	out := Interaction{ID: i.ID, RunID: i.RunID, NodeID: i.NodeID, Kind: i.Kind, Status: i.Status, Tool: i.Tool,
+		Arguments: json.RawMessage(i.Arguments), Risk: i.Risk, Reason: i.Reason, CreatedAt: i.CreatedAt, AnsweredAt: i.AnsweredAt}
+	if !json.Valid(out.Arguments) {
+		out.Arguments = json.RawMessage("{}")
+	}
+	if i.Decision != "" {
+		out.Answer = &AnswerGiven{Decision: i.Decision, Feedback: i.Feedback, Source: i.Source}
+	}
+	return out
+}
+
+// Answer answers an interaction.
+type Answer struct {
+	Decision string `json:"decision"`
+	Feedback string `json:"feedback,omitempty"`
+	Source   string `json:"source,omitempty"`
+}
+
+// GraphNode is a node of the execution graph.
+type GraphNode struct {
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Status     string   `json:"status"`
+	Label      string   `json:"label"`
+	Parent     string   `json:"parent,omitempty"`
+	After      []string `json:"after"`
+	StartedAt  int64    `json:"started_at"`
+	FinishedAt *int64   `json:"finished_at,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+}
+
+// GraphEdge links two nodes.
+type GraphEdge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Kind string `json:"kind"`
+}
+
+// Graph is the DAG projection of a run.
+type Graph struct {
+	Nodes []GraphNode `json:"nodes"`
+	Edges []GraphEdge `json:"edges"`
+}
+
+func wireGraph(nodes []store.Node, edges []store.Edge) Graph {
+	g := Graph{Nodes: make([]GraphNode, 0, len(nodes)), Edges: make([]GraphEdge, 0, len(edges))}
+	after := map[string][]string{}
+	for _, e := range edges {
+		g.Edges = append(g.Edges, GraphEdge{From: e.From, To: e.To, Kind: e.Kind})
+		if e.Kind == "after" {
+			after[e.To] = append(after[e.To], e.From)
+		}
+	}
+	for _, n := range nodes {
+		a := after[n.ID]
+		if a == nil {
+			a = []string{}
+		}
+		g.Nodes = append(g.Nodes, GraphNode{ID: n.ID, Kind: n.Kind, Status: n.Status, Label: n.Label, Parent: n.Parent,
+			After: a, StartedAt: n.StartedAt, FinishedAt: n.FinishedAt, Tool: n.Tool})
+	}
+	return g
+}
+
+// ToolSpec is a tool of the catalog.
+type ToolSpec = tool.Spec
+
+// Command and CommandResult are the engine's own types.
+type (
+	Command       = run.Command
+	CommandResult = run.CommandResult
+)

@@ -1,0 +1,268 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"steward/backend/event"
+)
+
+// WebSocket close codes of our own (4000-4999 are the application's).
+const (
+	closeSlow    = 4008 // the client did not read fast enough
+	closeInvalid = 4000 // the client sent something that is not a message
+)
+
+const (
+	wsOutbox    = 1024             // messages queued for one client before it counts as slow
+	wsWriteWait = 10 * time.Second // one write may take this long
+	wsPing      = 30 * time.Second
+	wsMaxIn     = 1 << 20
+)
+
+// wsIn is a client message.
+type wsIn struct {
+	Type          string   `json:"type"`
+	ID            string   `json:"id,omitempty"`
+	RunID         string   `json:"run_id,omitempty"`
+	After         int64    `json:"after,omitempty"`
+	Command       *Command `json:"command,omitempty"`
+	InteractionID string   `json:"interaction_id,omitempty"`
+	Answer        *Answer  `json:"answer,omitempty"`
+}
+
+// wsOut is a server message.
+type wsOut struct {
+	Type    string       `json:"type"`
+	ID      string       `json:"id,omitempty"`
+	Event   *event.Event `json:"event,omitempty"`
+	RunID   string       `json:"run_id,omitempty"`
+	Seq     *int64       `json:"seq,omitempty"`
+	Result  any          `json:"result,omitempty"`
+	Code    string       `json:"code,omitempty"`
+	Message string       `json:"message,omitempty"`
+}
+
+// wsConn is one client. A reader goroutine handles its messages; a writer
+// goroutine drains out; each subscription runs event.Follow in a goroutine
+// of its own. Nothing here blocks the engine: a full outbox closes the
+// connection.
+type wsConn struct {
+	s      *Server
+	c      *websocket.Conn
+	out    chan wsOut
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	subs   map[string]context.CancelFunc // by run id; "" is the all-runs feed
+	wg     sync.WaitGroup
+	closed sync.Once
+	code   int
+	reason string
+}
+
+func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
+	up := websocket.Upgrader{
+		ReadBufferSize: 4096, WriteBufferSize: 16384,
+		// ServeHTTP already refused foreign origins; check again here because
+		// the upgrader's default would also accept a missing Origin only.
+		CheckOrigin: func(r *http.Request) bool { return s.originAllowed(r.Header.Get("Origin")) },
+	}
+	c, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered the client
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	wc := &wsConn{s: s, c: c, out: make(chan wsOut, wsOutbox), ctx: ctx, cancel: cancel, subs: map[string]context.CancelFunc{}}
+	c.SetReadLimit(wsMaxIn)
+	wc.wg.Add(1)
+	go wc.writeLoop()
+	wc.readLoop()
+	cancel()
+	wc.wg.Wait()
+	c.Close()
+}
+
+// send queues m; a full queue means the client is too slow and is dropped.
+func (wc *wsConn) send(m wsOut) error {
+	select {
+	case wc.out <- m:
+		return nil
+	case <-wc.ctx.Done():
+		return wc.ctx.Err()
+	default:
+		wc.shut(closeSlow, "slow consumer")
+		return event.ErrSlow
+	}
+}
+
+func (wc *wsConn) shut(code int, reason string) {
+	wc.closed.Do(func() {
+		wc.code, wc.reason = code, reason
+		wc.cancel()
+	})
+}
+
+func (wc *wsConn) writeLoop() {
+	defer wc.wg.Done()
+	ping := time.NewTicker(wsPing)
+	defer ping.Stop()
+	for {
+		select {
+		case m := <-wc.out:
+			wc.c.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if err := wc.c.WriteJSON(m); err != nil {
+				wc.shut(websocket.CloseAbnormalClosure, "")
+				wc.c.Close() // unblocks the reader
+				return
+			}
+		case <-ping.C:
+			if err := wc.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)); err != nil {
+				wc.shut(websocket.CloseAbnormalClosure, "")
+				wc.c.Close()
+				return
+			}
+		case <-wc.ctx.Done():
+			code := wc.code
+			if code == 0 {
+				code = websocket.CloseNormalClosure
+			}
+			if code != websocket.CloseAbnormalClosure {
+				_ = wc.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, wc.reason), time.Now().Add(time.Second))
+			}
+			wc.c.Close() // unblocks the reader
+			return
+		}
+	}
+}
+
+func (wc *wsConn) readLoop() {
+	for {
+		_, data, err := wc.c.ReadMessage()
+		if err != nil {
+			wc.shut(websocket.CloseNormalClosure, "")
+			return
+		}
+		var m wsIn
+		if err := json.Unmarshal(data, &m); err != nil {
+			_ = wc.send(wsOut{Type: "error", Code: CodeInvalid, Message: "message is not JSON: " + err.Error()})
+			continue
+		}
+		wc.handle(m)
+		if wc.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (wc *wsConn) handle(m wsIn) {
+	fail := func(err error) {
+		e := classify(err)
+		if e.Status >= 500 {
+			wc.s.cfg.Logf("ws: %s: %v", m.Type, err)
+		}
+		_ = wc.send(wsOut{Type: "error", ID: m.ID, Code: e.Code, Message: e.Message})
+	}
+	switch m.Type {
+	case "subscribe":
+		if m.RunID != "" {
+			if _, err := wc.s.cfg.Store.GetRun(wc.ctx, m.RunID); err != nil {
+				fail(err)
+				return
+			}
+		}
+		wc.subscribe(m.RunID, m.After)
+	case "unsubscribe":
+		wc.mu.Lock()
+		if cancel, ok := wc.subs[m.RunID]; ok {
+			cancel()
+			delete(wc.subs, m.RunID)
+		}
+		wc.mu.Unlock()
+		_ = wc.send(wsOut{Type: "ack", ID: m.ID})
+	case "command":
+		if m.Command == nil || m.RunID == "" {
+			fail(errorf(http.StatusBadRequest, CodeInvalid, "command needs run_id and command"))
+			return
+		}
+		res, err := wc.s.cfg.Runs.Command(wc.ctx, m.RunID, *m.Command)
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = wc.send(wsOut{Type: "ack", ID: m.ID, Result: res})
+	case "answer":
+		if m.Answer == nil || m.InteractionID == "" {
+			fail(errorf(http.StatusBadRequest, CodeInvalid, "answer needs interaction_id and answer"))
+			return
+		}
+		it, err := wc.s.answerInteraction(wc.ctx, m.InteractionID, *m.Answer, "web")
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = wc.send(wsOut{Type: "ack", ID: m.ID, Result: wireInteraction(it)})
+	default:
+		fail(errorf(http.StatusBadRequest, CodeInvalid, "unknown message type "+m.Type+": want subscribe, unsubscribe, command or answer"))
+	}
+}
+
+func (wc *wsConn) subscribe(runID string, after int64) {
+	ctx, cancel := context.WithCancel(wc.ctx)
+	wc.mu.Lock()
+	if old, ok := wc.subs[runID]; ok {
+		old() // a new subscribe replaces the old one
+	}
+	wc.subs[runID] = cancel
+	wc.mu.Unlock()
+	wc.wg.Add(1)
+	go func() {
+		defer wc.wg.Done()
+		var err error
+		if runID == "" {
+			err = wc.followAll(ctx)
+		} else {
+			err = event.Follow(ctx, wc.s.cfg.Bus, wc.s.cfg.Store, runID, after, event.FollowOptions{
+				Send: func(ev event.Event) error { return wc.send(wsOut{Type: "event", Event: &ev}) },
+				CaughtUp: func(seq int64) error {
+					return wc.send(wsOut{Type: "caught_up", RunID: runID, Seq: &seq})
+				},
+			})
+		}
+		if errors.Is(err, event.ErrSlow) {
+			wc.shut(closeSlow, "slow consumer")
+		} else if err != nil && ctx.Err() == nil {
+			wc.s.cfg.Logf("ws: follow %s: %v", runID, err)
+			wc.shut(websocket.CloseInternalServerErr, "internal error")
+		}
+	}()
+}
+
+// followAll forwards the run-level events of every run (no replay).
+func (wc *wsConn) followAll(ctx context.Context) error {
+	sub := wc.s.cfg.Bus.Subscribe("", wsOutbox)
+	defer wc.s.cfg.Bus.Unsubscribe(sub)
+	zero := int64(0)
+	if err := wc.send(wsOut{Type: "caught_up", Seq: &zero}); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-sub.C():
+			if !ok {
+				return sub.Err()
+			}
+			if err := wc.send(wsOut{Type: "event", Event: &ev}); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,146 @@
+// Package config reads Steward's configuration from the environment and the
+// optional config file, finds the data directory and the API token, and
+// discovers which model provider an agent set to "auto" uses on this machine.
+package config
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is the resolved configuration.
+type Config struct {
+	// Home is the data directory: database, token, blobs.
+	Home   string
+	OpenAI OpenAI
+	// Discover lets "auto" agents probe for a local model server.
+	Discover bool
+}
+
+// OpenAI configures the OpenAI-compatible provider.
+type OpenAI struct {
+	APIKey  string `json:"api_key,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+	Model   string `json:"model,omitempty"`
+}
+
+// Configured reports whether a key or a server was given.
+func (o OpenAI) Configured() bool { return o.APIKey != "" || o.BaseURL != "" }
+
+// file is the shape of config.json in the data directory.
+type file struct {
+	OpenAI OpenAI `json:"openai"`
+}
+
+// FileName is the config file inside the data directory.
+const FileName = "config.json"
+
+// Load resolves the configuration. getenv is os.Getenv outside tests.
+// Environment variables win over the config file.
+func Load(getenv func(string) string) (Config, error) {
+	home, err := dataDir(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{Home: home, Discover: getenv("STEWARD_DISCOVER") != "0"}
+	path := filepath.Join(home, FileName)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return Config{}, fmt.Errorf("read config %s: %w", path, err)
+	default:
+		var f file
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {\"api_key\", \"base_url\", \"model\"}})", path, err)
+		}
+		c.OpenAI = f.OpenAI
+	}
+	if v := getenv("OPENAI_API_KEY"); v != "" {
+		c.OpenAI.APIKey = v
+	}
+	if v := getenv("OPENAI_BASE_URL"); v != "" {
+		c.OpenAI.BaseURL = v
+	}
+	for _, k := range []string{"STEWARD_MODEL", "OPENAI_MODEL"} {
+		if v := getenv(k); v != "" {
+			c.OpenAI.Model = v
+			break
+		}
+	}
+	if u := c.OpenAI.BaseURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return Config{}, fmt.Errorf("OpenAI base URL %q must start with http:// or https://", u)
+	}
+	return c, nil
+}
+
+func dataDir(getenv func(string) string) (string, error) {
+	if h := getenv("STEWARD_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if x := getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "steward"), nil
+	}
+	h := getenv("HOME")
+	if h == "" {
+		return "", errors.New("no data directory: set STEWARD_HOME (or HOME or XDG_DATA_HOME)")
+	}
+	return filepath.Join(h, ".local", "share", "steward"), nil
+}
+
+// DBPath is the SQLite database in the data directory.
+func (c Config) DBPath() string { return filepath.Join(c.Home, "steward.db") }
+
+// tokenFile keeps the generated API token, readable by its owner only.
+const tokenFile = "token"
+
+// Token returns the API token: STEWARD_TOKEN when set, else the token kept in
+// the data directory, generated (mode 0600) on first use.
+func (c Config) Token(getenv func(string) string) (string, error) {
+	if t := getenv("STEWARD_TOKEN"); t != "" {
+		if len(t) < 16 {
+			return "", errors.New("STEWARD_TOKEN must be at least 16 characters")
+		}
+		return t, nil
+	}
+	path := filepath.Join(c.Home, tokenFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if t := strings.TrimSpace(string(b)); len(t) >= 16 {
+			return t, nil
+		}
+		return "", fmt.Errorf("token file %s is damaged: delete it to make a new token", path)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read token: %w", err)
+	}
+	if err := os.MkdirAll(c.Home, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	raw := make([]byte, 24)
+	if _, err := rand.Read(raw); err != nil {
+		return "", fmt.Errorf("generate token: %w", err)
+	}
+	t := hex.EncodeToString(raw)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another process made it first
+		return c.Token(getenv)
+	}
+	if err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if _, err := f.WriteString(t + "\n"); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	return t, f.Close()
+}

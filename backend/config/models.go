@@ -1,0 +1,153 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"steward/backend/agent"
+	"steward/backend/llm/openai"
+	"steward/backend/llm/script"
+	"steward/backend/run"
+)
+
+// DefaultOpenAIModel is used with OpenAI when no model is named.
+const DefaultOpenAIModel = "gpt-4o-mini"
+
+// demoChunkDelay paces the demo script so a person sees text stream in.
+const demoChunkDelay = 25 * time.Millisecond
+
+// localServers are OpenAI-compatible servers that "auto" agents look for on
+// loopback when no key is configured: Ollama and LM Studio, whose default
+// ports are distinctive enough to probe without guessing wrong.
+var localServers = []string{"http://127.0.0.1:11434/v1/", "http://127.0.0.1:1234/v1/"}
+
+// Models resolves agents to providers. It implements run.Models.
+type Models struct {
+	cfg Config
+	// ChunkDelay paces the demo script; tests set it to zero.
+	ChunkDelay time.Duration
+
+	once  sync.Once
+	local *localServer
+}
+
+type localServer struct{ baseURL, model string }
+
+var _ run.Models = (*Models)(nil)
+
+// NewModels returns a resolver for cfg.
+func NewModels(cfg Config) *Models { return &Models{cfg: cfg, ChunkDelay: demoChunkDelay} }
+
+// Resolve picks the provider of a.
+func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) {
+	switch a.Provider {
+	case agent.ProviderScript:
+		return m.script(a)
+	case agent.ProviderOpenAI:
+		o := m.cfg.OpenAI
+		if a.BaseURL != "" {
+			o.BaseURL = a.BaseURL
+		}
+		if !o.Configured() {
+			return run.Model{}, fmt.Errorf("provider openai needs OPENAI_API_KEY or a base_url (for Ollama, llama.cpp, vLLM, LM Studio)")
+		}
+		return m.openai(o, a.Model), nil
+	case agent.ProviderAuto:
+		if a.BaseURL != "" || m.cfg.OpenAI.Configured() {
+			o := m.cfg.OpenAI
+			if a.BaseURL != "" {
+				o.BaseURL = a.BaseURL
+			}
+			return m.openai(o, a.Model), nil
+		}
+		if ls := m.discover(ctx); ls != nil {
+			model := a.Model
+			if model == "" {
+				model = ls.model
+			}
+			return m.openai(OpenAI{BaseURL: ls.baseURL}, model), nil
+		}
+		return m.script(a)
+	}
+	return run.Model{}, fmt.Errorf("unknown provider %q", a.Provider)
+}
+
+// Describe says what "auto" resolves to, for the UI and `steward serve`.
+func (m *Models) Describe(ctx context.Context) (provider string, demo bool, note string) {
+	switch {
+	case m.cfg.OpenAI.Configured():
+		base := m.cfg.OpenAI.BaseURL
+		if base == "" {
+			base = openai.DefaultBaseURL
+		}
+		return "openai", false, "Agents set to auto use the OpenAI-compatible server at " + base + "."
+	}
+	if ls := m.discover(ctx); ls != nil {
+		return "openai", false, "Agents set to auto use the local model server at " + ls.baseURL + " (model " + ls.model + ")."
+	}
+	return "script", true, "No model is configured (no OPENAI_API_KEY or OPENAI_BASE_URL, no local model server found): agents set to auto play the built-in demo script, which calls no model."
+}
+
+func (m *Models) openai(o OpenAI, model string) run.Model {
+	if model == "" {
+		model = o.Model
+	}
+	if model == "" {
+		model = DefaultOpenAIModel
+	}
+	p := openai.New(openai.Config{APIKey: o.APIKey, BaseURL: o.BaseURL, Model: model})
+	return run.Model{Provider: p, Name: agent.ProviderOpenAI, Model: model}
+}
+
+func (m *Models) script(a agent.Agent) (run.Model, error) {
+	name := a.Script
+	if name == "" || name == "demo" {
+		s := script.Demo()
+		return run.Model{Provider: script.New(s, script.Options{ChunkDelay: m.ChunkDelay}), Name: agent.ProviderScript, Model: "demo-script", Demo: true}, nil
+	}
+	s, err := script.Load(name)
+	if err != nil {
+		return run.Model{}, err
+	}
+	model := s.Model
+	if model == "" {
+		model = "script"
+	}
+	return run.Model{Provider: script.New(s, script.Options{}), Name: agent.ProviderScript, Model: model}, nil
+}
+
+// discover probes the well-known local servers once per process.
+func (m *Models) discover(ctx context.Context) *localServer {
+	if !m.cfg.Discover {
+		return nil
+	}
+	m.once.Do(func() {
+		client := &http.Client{Timeout: 400 * time.Millisecond}
+		for _, base := range localServers {
+			req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, base+"models", nil)
+			if err != nil {
+				continue
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				continue
+			}
+			var body struct {
+				Data []struct {
+					ID string `json:"id"`
+				} `json:"data"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if err == nil && resp.StatusCode == http.StatusOK && len(body.Data) > 0 {
+				m.local = &localServer{baseURL: base, model: body.Data[0].ID}
+				return
+			}
+		}
+	})
+	return m.local
+}

@@ -1,0 +1,16 @@
+package run
+
+import "errors"
+
+// Errors of the run service.
+var (
+	ErrInvalid  = errors.New("invalid run request")
+	ErrNotFound = errors.New("run not found")
+)
+
+// Rejection codes of a command.
+const (
+	CodeTerminal     = "terminal"
+	CodeInvalidState = "invalid_state"
+	CodeUnsupported  = "unsupported"
+)

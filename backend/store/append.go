@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"steward/backend/event"
+)
+
+type appendReq struct {
+	ev   event.Event
+	err  error
+	done chan struct{}
+}
+
+// Pending is an append that was submitted and may not have committed yet.
+type Pending struct{ req *appendReq }
+
+// Wait blocks until the append committed (or failed) and returns the stored
+// event.
+func (p *Pending) Wait() (event.Event, error) {
+	<-p.req.done
+	return p.req.ev, p.req.err
+}
+
+// Submit queues ev for the next group commit and returns without waiting, so
+// a writer that emits several events in a row pays for one commit. Events
+// submitted from one goroutine commit in submission order. Wait on the last
+// one before acting on the assumption that they are durable.
+func (s *Store) Submit(ev event.Event) *Pending {
+	req := &appendReq{ev: ev, done: make(chan struct{})}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		req.err = ErrClosed
+		close(req.done)
+		return &Pending{req}
+	}
+	s.appends <- req
+	return &Pending{req}
+}
+
+// Append adds ev to its run's log, assigning seq (and ts when zero), applies
+// it to the projections in the same transaction, and returns the stored
+// event once committed. A run.created event creates its run; any other event
+// for an unknown run fails with ErrNotFound. An approval.decided event for an
+// interaction that is no longer pending fails with ErrConflict and is not
+// stored. Once submitted, the append completes even if ctx ends, so that a
+// caller never has to guess whether an event was written.
+func (s *Store) Append(ctx context.Context, ev event.Event) (event.Event, error) {
+	req := &appendReq{ev: ev, done: make(chan struct{})}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return event.Event{}, ErrClosed
+	}
+	select {
+	case s.appends <- req:
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return event.Event{}, ctx.Err()
+	}
+	s.mu.RUnlock()
+	<-req.done
+	return req.ev, req.err
+}
+
+func (s *Store) writeLoop() {
+	defer close(s.done)
+	seqs := map[string]int64{} // last committed seq per run, loaded lazily
+	batch := make([]*appendReq, 0, s.maxBatch)
+	for {
+		select {
+		case req := <-s.appends:
+			batch = append(batch[:0], req)
+		drain:
+			for len(batch) < s.maxBatch {
+				select {
+				case r := <-s.appends:
+					batch = append(batch, r)
+				default:
+					break drain
+				}
+			}
+			s.commit(batch, seqs)
+		case <-s.quit:
+			// Close holds the lock until no appender can still be sending, so
+			// what is buffered now is all there will ever be.
+			for {
+				select {
+				case req := <-s.appends:
+					s.commit([]*appendReq{req}, seqs)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// commit writes one group of appends in one transaction. An item whose
+// precondition fails is answered with its error and leaves no trace; any
+// other failure fails the whole group.
+func (s *Store) commit(batch []*appendReq, seqs map[string]int64) {
+	now := s.ms()
+	touched := map[string]int64{}
+	fail := func(err error) {
+		for run := range touched {
+			delete(seqs, run) // reload from the database next time
+		}
+		for _, req := range batch {
+			if req.err == nil {
+				req.err = err
+			}
+			close(req.done)
+		}
+	}
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		fail(fmt.Errorf("append: begin: %w", err))
+		return
+	}
+	committed := make([]event.Event, 0, len(batch))
+	for _, req := range batch {
+		ev := &req.ev
+		last, known := seqs[ev.RunID]
+		if !known {
+			err := tx.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, ev.RunID).Scan(&last)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				last = -1 // no such run yet
+			case err != nil:
+				tx.Rollback()
+				fail(fmt.Errorf("append: %w", err))
+				return
+			}
+		}
+		if t, ok := touched[ev.RunID]; ok {
+			last = t
+		}
+		switch {
+		case ev.Type == event.RunCreated && last != -1:
+			req.err = fmt.Errorf("append run.created: run %s exists: %w", ev.RunID, ErrConflict)
+			continue
+		case ev.Type != event.RunCreated && last == -1:
+			req.err = fmt.Errorf("append %s: run %s: %w", ev.Type, ev.RunID, ErrNotFound)
+			continue
+		}
+		if last < 0 {
+			last = 0
+		}
+		ev.Seq = last + 1
+		if ev.TS == 0 {
+			ev.TS = now
+		}
+		if err := project(ctx, tx, *ev); err != nil {
+			if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || errors.Is(err, errBadPayload) {
+				req.err = err // nothing was written for this item
+				continue
+			}
+			tx.Rollback()
+			fail(fmt.Errorf("append %s: %w", ev.Type, err))
+			return
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO events(run_id, seq, ts, type, node_id, data) VALUES (?, ?, ?, ?, ?, ?)`,
+			ev.RunID, ev.Seq, ev.TS, string(ev.Type), ev.NodeID, []byte(ev.Data)); err != nil {
+			tx.Rollback()
+			fail(fmt.Errorf("append %s: %w", ev.Type, err))
+			return
+		}
+		touched[ev.RunID] = ev.Seq
+		committed = append(committed, *ev)
+	}
+	for run, seq := range touched {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET last_seq = ?, updated_at = ? WHERE id = ?`, seq, now, run); err != nil {
+			tx.Rollback()
+			fail(fmt.Errorf("append: %w", err))
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("append: commit: %w", err))
+		return
+	}
+	for run, seq := range touched {
+		seqs[run] = seq
+	}
+	if s.pub != nil && len(committed) > 0 {
+		s.pub.Publish(committed)
+	}
+	for _, req := range batch {
+		close(req.done)
+	}
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"steward/backend/event"
+)
+
+// errBadPayload marks an event whose data does not decode; it is refused
+// before anything is written.
+var errBadPayload = errors.New("bad event payload")
+
+// terminal run statuses close every open interaction of the run.
+var terminal = map[string]bool{"completed": true, "failed": true, "cancelled": true}
+
+// project applies ev to the projection tables inside tx. Preconditions are
+// checked before the first write, so an ErrConflict or ErrNotFound leaves no
+// trace.
+func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
+	decode := func(v any) error {
+		if err := ev.Decode(v); err != nil {
+			return fmt.Errorf("%w: %s: %v", errBadPayload, ev.Type, err)
+		}
+		return nil
+	}
+	switch ev.Type {
+	case event.RunCreated:
+		var d event.RunCreatedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
+			provider, model, demo, unattended, max_steps, created_at, updated_at)
+			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ev.RunID, d.Agent.ID, d.Agent.Name, d.Instructions, d.Workspace, d.Mode,
+			d.Agent.Provider, d.Agent.Model, d.Agent.Demo, d.Unattended, d.MaxSteps, ev.TS, ev.TS)
+		return err
+
+	case event.RunStatus:
+		var d event.RunStatusData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, reason = ?, error = ? WHERE id = ?`,
+			d.Status, d.Reason, d.Error, ev.RunID); err != nil {
+			return err
+		}
+		if terminal[d.Status] {
+			_, err := tx.ExecContext(ctx, `UPDATE interactions SET status = 'cancelled', answered_at = ?
+				WHERE run_id = ? AND status = 'pending'`, ev.TS, ev.RunID)
+			return err
+		}
+		return nil
+
+	case event.NodeStarted:
+		var d event.NodeStartedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		status := event.NodeRunning
+		if d.Kind == event.KindUser {
+			status = event.NodeSucceeded
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO nodes(run_id, id, seq, kind, status, label, parent, tool, started_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.RunID, ev.NodeID, ev.Seq, d.Kind, status, d.Label, d.Parent, d.Tool, ev.TS); err != nil {
+			return err
+		}
+		if d.Parent != "" {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'parent')`,
+				ev.RunID, d.Parent, ev.NodeID); err != nil {
+				return err
+			}
+		}
+		for _, a := range d.After {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'after')`,
+				ev.RunID, a, ev.NodeID); err != nil {
+				return err
+			}
+		}
+		if d.Kind == event.KindLLM {
+			_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = steps + 1 WHERE id = ?`, ev.RunID)
+			return err
+		}
+		return nil
+
+	case event.NodeFinished:
+		var d event.NodeFinishedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE nodes SET status = ?, finished_at = ? WHERE run_id = ? AND id = ?`,
+			d.Status, ev.TS, ev.RunID, ev.NodeID); err != nil {
+			return err
+		}
+		if u := d.Usage; u != nil {
+			_, err := tx.ExecContext(ctx, `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+				cached_tokens = cached_tokens + ? WHERE id = ?`, u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID)
+			return err
+		}
+		return nil
+
+	case event.ApprovalRequested:
+		var d event.ApprovalRequestedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		args := string(d.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at)
+			VALUES (?, ?, ?, 'approval', 'pending', ?, ?, ?, ?, ?)`,
+			d.InteractionID, ev.RunID, ev.NodeID, d.Tool, args, d.Risk, d.Reason, ev.TS); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`, ev.RunID, ev.NodeID)
+		return err
+
+	case event.ApprovalDecided:
+		var d event.ApprovalDecidedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		// First answer wins: the update only matches a pending interaction.
+		res, err := tx.ExecContext(ctx, `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?
+			WHERE id = ? AND run_id = ? AND status = 'pending'`, d.Decision, d.Feedback, d.Source, ev.TS, d.InteractionID, ev.RunID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			var status string
+			err := tx.QueryRowContext(ctx, `SELECT status FROM interactions WHERE id = ? AND run_id = ?`, d.InteractionID, ev.RunID).Scan(&status)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("interaction %s: %w", d.InteractionID, ErrNotFound)
+			}
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("interaction %s is already %s: %w", d.InteractionID, status, ErrConflict)
+		}
+		status := event.NodeRunning
+		if d.Decision != "approve" {
+			status = event.NodeDenied
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`, status, ev.RunID, ev.NodeID)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"steward/backend/event"
+)
+
+// Run is the projection row of a run.
+type Run struct {
+	ID               string
+	AgentID          string
+	AgentName        string
+	Status           string
+	Reason           string
+	Error            string
+	Instructions     string
+	Workspace        string
+	Mode             string
+	Provider         string
+	Model            string
+	Demo             bool
+	Unattended       bool
+	MaxSteps         int
+	CreatedAt        int64
+	UpdatedAt        int64
+	LastSeq          int64
+	Steps            int
+	InputTokens      int64
+	OutputTokens     int64
+	CachedTokens     int64
+	PendingApprovals int
+}
+
+const runCols = `r.id, r.agent_id, r.agent_name, r.status, r.reason, r.error, r.instructions, r.workspace, r.mode,
+	r.provider, r.model, r.demo, r.unattended, r.max_steps, r.created_at, r.updated_at, r.last_seq, r.steps,
+	r.input_tokens, r.output_tokens, r.cached_tokens,
+	(SELECT COUNT(*) FROM interactions i WHERE i.run_id = r.id AND i.status = 'pending')`
+
+func scanRun(row interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	err := row.Scan(&r.ID, &r.AgentID, &r.AgentName, &r.Status, &r.Reason, &r.Error, &r.Instructions, &r.Workspace,
+		&r.Mode, &r.Provider, &r.Model, &r.Demo, &r.Unattended, &r.MaxSteps, &r.CreatedAt, &r.UpdatedAt, &r.LastSeq,
+		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.PendingApprovals)
+	return r, err
+}
+
+// GetRun returns the run with id, or ErrNotFound.
+func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
+	r, err := scanRun(s.r.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs r WHERE r.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("get run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// RunFilter selects runs; empty fields match everything.
+type RunFilter struct {
+	Statuses []string
+	Agent    string // agent id or name
+	Text     string // substring of the instructions
+	Limit    int    // 100 when zero
+}
+
+// ListRuns returns runs newest first.
+func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
+	var where []string
+	var args []any
+	if len(f.Statuses) > 0 {
+		where = append(where, "r.status IN (?"+strings.Repeat(", ?", len(f.Statuses)-1)+")")
+		for _, st := range f.Statuses {
+			args = append(args, st)
+		}
+	}
+	if f.Agent != "" {
+		where = append(where, "(r.agent_id = ? OR r.agent_name = ?)")
+		args = append(args, f.Agent, f.Agent)
+	}
+	if f.Text != "" {
+		where = append(where, "instr(lower(r.instructions), lower(?)) > 0")
+		args = append(args, f.Text)
+	}
+	q := `SELECT ` + runCols + ` FROM runs r`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	q += " ORDER BY r.created_at DESC, r.id DESC LIMIT ?"
+	args = append(args, limit)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Events returns up to limit events of a run with seq > after, in order.
+func (s *Store) Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, ts, type, node_id, data FROM events
+		WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := []event.Event{}
+	for rows.Next() {
+		ev := event.Event{RunID: runID}
+		var typ string
+		var data []byte
+		if err := rows.Scan(&ev.Seq, &ev.TS, &typ, &ev.NodeID, &data); err != nil {
+			return nil, fmt.Errorf("events of %s: %w", runID, err)
+		}
+		ev.Type = event.Type(typ)
+		ev.Data = data
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
+// Node is the projection row of a graph node.
+type Node struct {
+	ID         string
+	Kind       string
+	Status     string
+	Label      string
+	Parent     string
+	Tool       string
+	StartedAt  int64
+	FinishedAt *int64
+}
+
+// Edge links two nodes; Kind is parent or after.
+type Edge struct {
+	From, To, Kind string
+}
+
+// Graph returns the nodes (in start order) and edges of a run.
+func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, kind, status, label, parent, tool, started_at, finished_at
+		FROM nodes WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
+	}
+	defer rows.Close()
+	nodes := []Node{}
+	for rows.Next() {
+		var n Node
+		var fin sql.NullInt64
+		if err := rows.Scan(&n.ID, &n.Kind, &n.Status, &n.Label, &n.Parent, &n.Tool, &n.StartedAt, &fin); err != nil {
+			return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
+		}
+		if fin.Valid {
+			n.FinishedAt = &fin.Int64
+		}
+		nodes = append(nodes, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
+	}
+	erows, err := s.r.QueryContext(ctx, `SELECT src, dst, kind FROM edges WHERE run_id = ? ORDER BY src, dst, kind`, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
+	}
+	defer erows.Close()
+	edges := []Edge{}
+	for erows.Next() {
+		var e Edge
+		if err := erows.Scan(&e.From, &e.To, &e.Kind); err != nil {
+			return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
+		}
+		edges = append(edges, e)
+	}
+	return nodes, edges, erows.Err()
+}

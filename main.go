@@ -1,0 +1,374 @@
+// Command steward is a local agent workbench: it runs AI agents on a
+// workspace folder and keeps a person in control. This file is the
+// composition root: it parses the command line, builds every service once,
+// and starts the chosen mode. It holds no logic of its own.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"steward/app"
+	"steward/backend/agent"
+	"steward/backend/api"
+	"steward/backend/config"
+	"steward/backend/console"
+	"steward/backend/event"
+	"steward/backend/inbox"
+	"steward/backend/run"
+	"steward/backend/store"
+	"steward/backend/tool"
+	fstools "steward/backend/tools/fs"
+	"steward/frontend"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `Steward: a local workbench for AI agents that keeps you in control.
+
+Usage:
+  steward                      open the desktop window (or serve, without a display)
+  steward serve [flags]        serve the web UI and API on loopback
+  steward run [flags] TEXT     run an agent in this terminal
+  steward version              print the version
+
+Run 'steward COMMAND --help' for the flags of a command.
+
+Environment:
+  STEWARD_HOME      data directory (default $XDG_DATA_HOME/steward or ~/.local/share/steward)
+  STEWARD_TOKEN     API token (default: generated once, kept in the data directory)
+  OPENAI_API_KEY    use OpenAI (or a compatible server) for agents set to auto
+  OPENAI_BASE_URL   an OpenAI-compatible server: Ollama, llama.cpp, vLLM, LM Studio, OpenRouter
+  STEWARD_MODEL     the model to ask for (default gpt-4o-mini)
+`
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "":
+		if app.Available() {
+			err = desktop(getenv, stderr)
+		} else {
+			err = serve(nil, getenv, stdout, stderr)
+		}
+	case "serve":
+		err = serve(args, getenv, stdout, stderr)
+	case "run":
+		var code int
+		code, err = runCmd(args, getenv, stdin, stdout, stderr)
+		if err == nil {
+			return code
+		}
+	case "version", "--version":
+		fmt.Fprintln(stdout, "steward", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "steward: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "steward:", err)
+		return 1
+	}
+	return 0
+}
+
+// services are built once and shared by every mode.
+type services struct {
+	cfg    config.Config
+	store  *store.Store
+	bus    *event.Bus
+	tools  *tool.Registry
+	inbox  *inbox.Inbox
+	runs   *run.Service
+	agents *agent.Service
+	models *config.Models
+	logger *log.Logger
+}
+
+func build(getenv func(string) string, logw io.Writer) (*services, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return nil, err
+	}
+	logger := log.New(logw, "steward: ", log.LstdFlags)
+	bus := event.NewBus()
+	st, err := store.Open(cfg.DBPath(), &store.Options{Publisher: bus})
+	if err != nil {
+		return nil, err
+	}
+	tools := tool.NewRegistry()
+	for _, t := range fstools.Tools() {
+		if err := tools.Register(t); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	in := inbox.New(st, func() string { return newID("ia") })
+	models := config.NewModels(cfg)
+	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf})
+	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
+	if err := agents.EnsureDefault(context.Background()); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, logger: logger}, nil
+}
+
+func (s *services) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.runs.Shutdown(ctx); err != nil {
+		s.logger.Printf("stop runs: %v", err)
+	}
+	if err := s.store.Close(); err != nil {
+		s.logger.Printf("close store: %v", err)
+	}
+}
+
+// newID returns prefix_ and 16 random base32 characters (80 bits).
+func newID(prefix string) string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics on failure)
+	return prefix + "_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+func uiFS() fs.FS {
+	d := frontend.Dist()
+	if _, err := fs.Stat(d, "index.html"); err != nil {
+		return nil
+	}
+	return d
+}
+
+// server is a running HTTP server.
+type server struct {
+	http *http.Server
+	url  string
+	errc chan error
+}
+
+func startServer(s *services, addr, token string) (*server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	extra := ""
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		extra = host
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	wd, _ := os.Getwd()
+	h := api.New(api.Config{
+		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
+		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
+		Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
+	})
+	port := ln.Addr().(*net.TCPAddr).Port
+	h.SetPort(port)
+	urlHost := host
+	if extra == "" {
+		urlHost = "127.0.0.1"
+	}
+	srv := &server{
+		http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.logger},
+		url:  fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(urlHost, fmt.Sprint(port)), token),
+		errc: make(chan error, 1),
+	}
+	go func() { srv.errc <- srv.http.Serve(ln) }()
+	return srv, nil
+}
+
+func (srv *server) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.http.Shutdown(ctx) // long-lived WebSockets are closed below anyway
+	_ = srv.http.Close()
+}
+
+func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	addr := fl.String("addr", "127.0.0.1:8787", "address to listen on; loopback unless --expose")
+	open := fl.Bool("open", false, "open the UI in the default browser")
+	expose := fl.Bool("expose", false, "allow a non-loopback --addr (needs STEWARD_TOKEN)")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "Usage: steward serve [--addr 127.0.0.1:8787] [--open]\n\nServe the web UI and the API.\n\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if host, _, err := net.SplitHostPort(*addr); err == nil {
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			if !*expose || getenv("STEWARD_TOKEN") == "" {
+				return fmt.Errorf("--addr %s is not loopback: anyone on that network could reach Steward; pass --expose and set STEWARD_TOKEN if you mean it", *addr)
+			}
+		}
+	}
+	s, err := build(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	token, err := s.cfg.Token(getenv)
+	if err != nil {
+		return err
+	}
+	if n, err := s.runs.Recover(context.Background()); err != nil {
+		return err
+	} else if n > 0 {
+		s.logger.Printf("marked %d run(s) left active by a previous process as interrupted", n)
+	}
+	srv, err := startServer(s, *addr, token)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	_, demo, note := s.models.Describe(context.Background())
+	fmt.Fprintf(stdout, "Steward %s is running: %s\n", version, srv.url)
+	if demo {
+		fmt.Fprintln(stdout, note)
+	}
+	if uiFS() == nil {
+		fmt.Fprintln(stdout, "The UI is not built into this binary (run `make build`); the API works.")
+	}
+	if *open {
+		if err := exec.Command("xdg-open", srv.url).Start(); err != nil {
+			fmt.Fprintf(stderr, "could not open a browser (%v): open the URL above\n", err)
+		}
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	select {
+	case <-sig:
+		fmt.Fprintln(stderr, "stopping")
+		return nil
+	case err := <-srv.errc:
+		return err
+	}
+}
+
+func desktop(getenv func(string) string, stderr io.Writer) error {
+	s, err := build(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	token, err := s.cfg.Token(getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := s.runs.Recover(context.Background()); err != nil {
+		return err
+	}
+	srv, err := startServer(s, "127.0.0.1:0", token)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return app.Run(ctx, app.Options{URL: srv.url, Logf: s.logger.Printf})
+}
+
+func runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	fl := flag.NewFlagSet("run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	agentName := fl.String("agent", agent.DefaultName, "agent to run (name or id)")
+	ws := fl.String("workspace", ".", "workspace folder the agent works in")
+	unattended := fl.Bool("unattended", false, "nobody is at the terminal: calls that need approval are denied")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] \"instructions\"\n\n"+
+			"Run an agent in this terminal. Approvals are asked here: y approves, n denies (with an optional reason).\n"+
+			"Exits 0 only if the run completed.\n\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, nil
+		}
+		return 2, nil
+	}
+	instructions := strings.TrimSpace(strings.Join(fl.Args(), " "))
+	if instructions == "" {
+		fl.Usage()
+		return 2, nil
+	}
+	s, err := build(getenv, stderr)
+	if err != nil {
+		return 1, err
+	}
+	defer s.close()
+	ctx := context.Background()
+	a, err := s.agents.Get(ctx, *agentName)
+	if err != nil {
+		return 1, fmt.Errorf("agent %q: %w", *agentName, err)
+	}
+	r, err := s.runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended})
+	if err != nil {
+		return 1, err
+	}
+	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-sigctx.Done()
+		if ctx.Err() == nil && sigctx.Err() != nil {
+			_, _ = s.runs.Command(context.Background(), r.ID, run.Command{CommandID: newID("cmd"), Type: "cancel"})
+		}
+	}()
+	c := &console.Console{Out: stdout, In: bufio.NewReader(stdin), Inbox: s.inbox, Bus: s.bus, Reader: s.store, Color: isTerminal(stdout)}
+	final, err := c.Follow(ctx, r.ID)
+	if err != nil {
+		return 1, err
+	}
+	if done := s.runs.Done(r.ID); done != nil {
+		<-done
+	}
+	if final.Status == string(run.Completed) {
+		return 0, nil
+	}
+	return 1, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
