@@ -70,7 +70,9 @@ func (s *Service) Delete(ctx context.Context, key string) error {
 }
 
 // Get returns the agent whose id or name is key.
-func (s *Service) Get(ctx context.Context, key string) (Agent, error) { return s.repo.GetAgent(ctx, key) }
+func (s *Service) Get(ctx context.Context, key string) (Agent, error) {
+	return s.repo.GetAgent(ctx, key)
+}
 
 // List returns every agent by name.
 func (s *Service) List(ctx context.Context) ([]Agent, error) { return s.repo.ListAgents(ctx) }

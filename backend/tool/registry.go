@@ -29,7 +29,9 @@ const DefaultTimeout = 2 * time.Minute
 // DefaultMaxOutput caps what one call hands the model, in bytes. Larger output
 // keeps its head and tail and says how much was cut, so a runaway tool cannot
 // flood the context window or the log.
-const DefaultMaxOutput = 64 << 10
+// It sits above read_file's own 256 KiB cap so a file read whole arrives
+// whole.
+const DefaultMaxOutput = 288 << 10
 
 // ErrDuplicate is returned when a tool name is registered twice.
 var ErrDuplicate = errors.New("tool already registered")
@@ -119,8 +121,12 @@ func (r *Registry) Validate(name string, args json.RawMessage) (res Result, ok b
 }
 
 // Call validates args and runs the tool with a deadline, panic recovery and
-// the output cap. Cancellation of ctx ends the call with a cancelled result.
-func (r *Registry) Call(ctx context.Context, env Env, name string, args json.RawMessage) (res Result, err error) {
+// the output cap. The deadline is raced against the tool: a tool that ignores
+// its context still returns control within Timeout (plus a short grace), and
+// its goroutine is left to finish on its own and reported through the error
+// log of its result. Cancellation of ctx ends the call with a cancelled
+// result unless the tool had already succeeded.
+func (r *Registry) Call(ctx context.Context, env Env, name string, args json.RawMessage) (Result, error) {
 	if res, ok := r.Validate(name, args); !ok {
 		return res, nil
 	}
@@ -130,26 +136,49 @@ func (r *Registry) Call(ctx context.Context, env Env, name string, args json.Raw
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("tool %s panicked: %v\n%s", name, p, debug.Stack())
-		}
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1) // buffered: a late tool never blocks on send
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o = outcome{err: fmt.Errorf("tool %s panicked: %v\n%s", name, p, debug.Stack())}
+			}
+			done <- o
+		}()
+		o.res, o.err = r.tools[name].tool.Run(ctx, env, args)
 	}()
-	res, err = r.tools[name].tool.Run(ctx, env, args)
-	if err != nil {
-		return Result{}, fmt.Errorf("tool %s: %w", name, err)
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		select {
+		case o = <-done:
+		case <-time.After(toolGrace):
+			o = outcome{res: Result{IsError: true}}
+		}
 	}
 	// A tool that noticed its context ending reports whatever its library
-	// said; the model learns more from the plain reason.
-	switch {
-	case parent.Err() != nil:
-		res = Errorf(CodeCancelled, fmt.Sprintf("%s was cancelled", name))
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		res = Errorf(CodeTimeout, fmt.Sprintf("%s did not finish within %s", name, r.Timeout))
+	// said (or a Go error); the model learns more from the plain reason. A
+	// call that succeeded stays a success: its effect happened.
+	if ctx.Err() != nil && (o.err != nil || o.res.IsError) {
+		if parent.Err() != nil {
+			return Errorf(CodeCancelled, name+" was cancelled"), nil
+		}
+		return Errorf(CodeTimeout, fmt.Sprintf("%s did not finish within %s", name, r.Timeout)), nil
 	}
-	res.Output = Truncate(res.Output, r.MaxOutput)
-	return res, nil
+	if o.err != nil {
+		return Result{}, fmt.Errorf("tool %s: %w", name, o.err)
+	}
+	o.res.Output = Truncate(o.res.Output, r.MaxOutput)
+	return o.res, nil
 }
+
+// toolGrace is how long Call waits, after the deadline, for a tool to notice.
+const toolGrace = time.Second
 
 func (r *Registry) names() []string {
 	out := make([]string, 0, len(r.tools))
@@ -160,20 +189,19 @@ func (r *Registry) names() []string {
 	return out
 }
 
-// Truncate keeps the head and tail of s within max bytes and says how many
-// bytes were cut in between. It never splits a UTF-8 sequence.
+// Truncate keeps the head and tail of s within about max bytes and says how
+// many bytes were cut in between. It cuts on rune boundaries.
 func Truncate(s string, max int) string {
 	if max <= 0 || len(s) <= max {
 		return s
 	}
-	keep := max / 2
-	head := s[:keep]
-	for !utf8.ValidString(head) && len(head) > 0 {
-		head = head[:len(head)-1]
+	h := max / 2
+	for h > 0 && !utf8.RuneStart(s[h]) {
+		h--
 	}
-	tail := s[len(s)-keep:]
-	for !utf8.ValidString(tail) && len(tail) > 0 {
-		tail = tail[1:]
+	t := len(s) - max/2
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
 	}
-	return fmt.Sprintf("%s\n… [%d bytes cut] …\n%s", head, len(s)-len(head)-len(tail), tail)
+	return fmt.Sprintf("%s\n… [%d bytes cut] …\n%s", s[:h], t-h, s[t:])
 }

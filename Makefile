@@ -1,0 +1,77 @@
+# Steward's build. `make run` and `make test` are the two commands a person
+# needs; both install what is missing first (Debian packages when root, npm
+# packages, Go modules).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# One tag set for build, vet and test, so SQLite and WebKit compile once
+# (each new tag set recompiles SQLite: about 45 s). The desktop tags link
+# WebKitGTK 4.1; the same binary serves the web UI with no display.
+TAGS     ?= desktop,production,webkit2_41
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+BIN      := bin/steward
+ADDR     ?= 127.0.0.1:8787
+export CGO_ENABLED := 1
+
+APT_PACKAGES := pkg-config gcc libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth x11-utils imagemagick chromium fonts-noto-color-emoji
+
+.PHONY: all deps deps-system deps-node deps-go ui build run test test-go test-ui test-desktop vet bench clean
+
+all: build
+
+deps: deps-system deps-node deps-go
+
+# Debian packages: installed when missing and we are root; otherwise say what
+# to install.
+deps-system:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages: $$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  else \
+	    echo "missing Debian packages: $$missing"; echo "install them with: sudo apt-get install $$missing"; exit 1; \
+	  fi; \
+	fi
+
+# npm ci only when the lockfile changed since the last install.
+deps-node: frontend/node_modules/.installed
+frontend/node_modules/.installed: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+deps-go:
+	go mod download
+
+ui: deps-node
+	cd frontend && npm run build
+
+build: deps ui
+	go build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+run: build
+	$(BIN) serve --addr $(ADDR)
+
+vet: deps
+	go vet -tags '$(TAGS)' ./...
+
+test-ui: deps-node
+	cd frontend && npm test
+
+# The end-to-end tests build and start the real binary (STEWARD_BIN) and drive
+# it in headless Chromium.
+test-go: build
+	STEWARD_BIN=$(CURDIR)/$(BIN) go test -tags '$(TAGS)' -count=1 -timeout 20m ./...
+
+test-desktop: build
+	bash .ci/desktop-smoke.sh $(CURDIR)/$(BIN)
+
+test: vet test-ui test-go test-desktop
+
+bench: deps
+	go test -tags '$(TAGS)' -run '^$$' -bench . -benchtime 1x -count 1 ./backend/store ./backend/run | tee /dev/stderr | go run ./backend/benchreport
+
+clean:
+	rm -rf bin frontend/dist/assets frontend/dist/index.html

@@ -1,0 +1,129 @@
+// REST client of the Steward API. Every request carries the session cookie
+// (same origin); an error answer `{error:{code,message}}` becomes an ApiError.
+
+import type {
+  Agent,
+  Answer,
+  Command,
+  CommandResult,
+  ErrorBody,
+  EventPage,
+  Info,
+  Interaction,
+  Run,
+  StartRun,
+} from "./types";
+
+// ApiError is a failed API call. code is the server's stable code
+// (invalid, unauthorized, forbidden, not_found, conflict, unsupported,
+// internal), or "network" when no answer arrived.
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+
+  constructor(code: string, message: string, status: number) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export function isApiError(err: unknown, code?: string): err is ApiError {
+  return err instanceof ApiError && (code === undefined || err.code === code);
+}
+
+export type ClientOptions = {
+  // fetch to use; the global one by default (tests pass a fake).
+  fetch?: typeof fetch;
+  // Called when any call answers 401, before the ApiError is thrown.
+  onUnauthorized?: () => void;
+};
+
+export type Api = ReturnType<typeof createApi>;
+
+const base = "/api/v1";
+
+export function createApi(opts: ClientOptions = {}) {
+  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const doFetch = opts.fetch ?? globalThis.fetch;
+    let res: Response;
+    try {
+      res = await doFetch(base + path, {
+        method,
+        credentials: "same-origin",
+        headers: body === undefined ? { Accept: "application/json" } : { Accept: "application/json", "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new ApiError("network", `cannot reach the Steward server: ${String(err)}`, 0);
+    }
+    if (res.status === 401) opts.onUnauthorized?.();
+    if (!res.ok) throw await toError(res);
+    if (res.status === 204) return undefined as T;
+    return (await res.json()) as T;
+  }
+
+  const q = encodeURIComponent;
+
+  return {
+    info: () => request<Info>("GET", "/info"),
+    agents: async () => (await request<{ agents: Agent[] }>("GET", "/agents")).agents,
+    runs: async (params: { status?: string; agent?: string; q?: string; limit?: number } = {}) =>
+      (await request<{ runs: Run[] }>("GET", "/runs" + query(params))).runs,
+    run: (id: string) => request<Run>("GET", `/runs/${q(id)}`),
+    startRun: (body: StartRun) => request<Run>("POST", "/runs", body),
+    events: (id: string, after = 0, limit?: number) =>
+      request<EventPage>("GET", `/runs/${q(id)}/events` + query({ after, limit })),
+    command: (runId: string, cmd: Command) =>
+      request<CommandResult>("POST", `/runs/${q(runId)}/commands`, cmd),
+    interactions: async (params: { status?: string; run_id?: string } = {}) =>
+      (await request<{ interactions: Interaction[] }>("GET", "/interactions" + query(params))).interactions,
+    answer: (id: string, answer: Answer) =>
+      request<Interaction>("POST", `/interactions/${q(id)}/answer`, answer),
+  };
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== "") sp.set(k, String(v));
+  }
+  const s = sp.toString();
+  return s ? "?" + s : "";
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  let code = statusCodes[res.status] ?? "internal";
+  let message = `${res.status} ${res.statusText}`.trim();
+  try {
+    const body = (await res.json()) as Partial<ErrorBody>;
+    if (body.error?.code) code = body.error.code;
+    if (body.error?.message) message = body.error.message;
+  } catch {
+    // Not a JSON error body (a proxy's page, say): keep the HTTP status.
+  }
+  return new ApiError(code, message, res.status);
+}
+
+// The code an error answer has when its body says none.
+const statusCodes: Record<number, string> = {
+  400: "invalid",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  422: "unsupported",
+  500: "internal",
+};
+
+// newId returns a random UUID for command ids. crypto.randomUUID needs a
+// secure context, which loopback is; the fallback covers the odd browser.
+export function newId(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

@@ -1,0 +1,237 @@
+// Wire types of the Steward HTTP and WebSocket API (v1), mirroring
+// docs/api.md and the Go structs one to one. Times are Unix milliseconds.
+
+export type Info = {
+  version: string;
+  default_workspace: string;
+  provider: string;
+  demo: boolean;
+  note: string;
+};
+
+export type Agent = {
+  id: string;
+  name: string;
+  description: string;
+  provider: "auto" | "openai" | "script";
+  model: string;
+  base_url?: string;
+  system_prompt: string;
+  tools: string[];
+  mode: "ask";
+  max_steps: number;
+  script?: string;
+  created_at: number;
+  updated_at: number;
+  // What "auto" resolved to on this machine, and whether that is the demo script.
+  effective_provider: string;
+  effective_model: string;
+  demo: boolean;
+};
+
+export type AgentInput = Omit<
+  Agent,
+  "id" | "created_at" | "updated_at" | "effective_provider" | "effective_model" | "demo"
+>;
+
+export type RunStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+
+export type Usage = { input_tokens: number; output_tokens: number; cached_tokens: number };
+
+export type Run = {
+  id: string;
+  agent_id: string;
+  agent_name: string;
+  status: RunStatus;
+  reason?: string;
+  error?: string;
+  instructions: string;
+  workspace: string;
+  mode: string;
+  provider: string;
+  model: string;
+  demo: boolean;
+  unattended: boolean;
+  created_at: number;
+  updated_at: number;
+  last_seq: number;
+  steps: number;
+  pending_approvals: number;
+  usage: Usage;
+  capabilities: string[]; // commands legal now, e.g. ["cancel"]
+};
+
+export type StartRun = { agent: string; instructions: string; workspace: string; unattended?: boolean };
+
+export type CommandType = "cancel" | "pause" | "continue" | "step" | "steer" | "fork" | "retry";
+export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string };
+export type CommandResult = {
+  command_id: string;
+  status: "accepted" | "rejected";
+  code?: "terminal" | "invalid_state" | "unsupported";
+  message?: string;
+};
+
+export type Decision = "approve" | "deny";
+
+export type Interaction = {
+  id: string;
+  run_id: string;
+  node_id: string;
+  kind: "approval";
+  status: "pending" | "answered" | "cancelled" | "expired";
+  tool: string;
+  arguments: unknown;
+  risk: string;
+  reason: string;
+  created_at: number;
+  answered_at?: number;
+  answer?: { decision: Decision; feedback?: string; source: string };
+};
+
+export type Answer = { decision: Decision; feedback?: string; source?: string };
+
+export type ToolSpec = {
+  name: string;
+  description: string;
+  risk: "read" | "write" | "exec" | "network" | "destructive";
+  schema: object;
+};
+
+export type GraphNode = {
+  id: string;
+  kind: "user" | "llm" | "tool" | "agent";
+  status: string;
+  label: string;
+  parent?: string;
+  after: string[];
+  started_at: number;
+  finished_at?: number;
+  tool?: string;
+};
+export type Graph = {
+  nodes: GraphNode[];
+  edges: { from: string; to: string; kind: "parent" | "after" }[];
+};
+
+export type EventPage = { events: Event[]; next_after: number; more: boolean };
+
+// Events (schema version 1). Event is the envelope; the payload types below
+// are what `data` holds for each `type`.
+
+export type EventType =
+  | "run.created"
+  | "run.status"
+  | "node.started"
+  | "llm.delta"
+  | "node.finished"
+  | "policy.decided"
+  | "approval.requested"
+  | "approval.decided";
+
+export type Event = {
+  run_id: string;
+  seq: number;
+  ts: number;
+  type: EventType | (string & {});
+  node_id?: string;
+  data: unknown;
+};
+
+export type AgentRef = { id: string; name: string; provider: string; model: string; demo?: boolean };
+
+export type RunCreatedData = {
+  agent: AgentRef;
+  instructions: string;
+  workspace: string;
+  mode: string;
+  max_steps: number;
+  unattended?: boolean;
+};
+
+export type RunStatusData = { status: RunStatus; reason?: string; error?: string };
+
+export type NodeKind = "user" | "llm" | "tool" | "agent";
+
+export type NodeStatus =
+  | "pending"
+  | "waiting"
+  | "running"
+  | "succeeded"
+  | "failed"
+  | "denied"
+  | "cancelled"
+  | "interrupted";
+
+export type NodeStartedData = {
+  kind: NodeKind;
+  parent?: string;
+  after?: string[];
+  label: string;
+  step?: number;
+  text?: string; // user
+  model?: string; // llm
+  tool?: string; // tool
+  call_id?: string;
+  arguments?: unknown;
+  risk?: string;
+};
+
+export type LLMDeltaData = { text: string };
+
+export type ToolCall = { id: string; name: string; arguments: unknown };
+
+export type NodeFinishedData = {
+  status: NodeStatus;
+  error?: string;
+  duration_ms: number;
+  // llm nodes: the whole response
+  text?: string;
+  tool_calls?: ToolCall[];
+  stop_reason?: string;
+  usage?: Usage;
+  // tool nodes: what the model receives
+  output?: string;
+  is_error?: boolean;
+};
+
+export type PolicyDecidedData = { effect: "allow" | "ask" | "deny"; reason: string };
+
+export type ApprovalRequestedData = {
+  interaction_id: string;
+  tool: string;
+  arguments: unknown;
+  risk: string;
+  reason: string;
+};
+
+export type ApprovalDecidedData = {
+  interaction_id: string;
+  decision: Decision;
+  feedback?: string;
+  source: string; // web, desktop, cli, api, or policy
+};
+
+// Run-level event types: these also reach the all-runs subscription.
+export const runLevelTypes: ReadonlySet<string> = new Set([
+  "run.created",
+  "run.status",
+  "approval.requested",
+  "approval.decided",
+]);
+
+// WebSocket messages.
+
+export type ClientMessage =
+  | { type: "subscribe"; id: string; run_id?: string; after?: number }
+  | { type: "unsubscribe"; id: string; run_id: string }
+  | { type: "command"; id: string; run_id: string; command: Command }
+  | { type: "answer"; id: string; interaction_id: string; answer: Answer };
+
+export type ServerMessage =
+  | { type: "event"; event: Event }
+  | { type: "caught_up"; run_id: string; seq: number }
+  | { type: "ack"; id: string; result: unknown }
+  | { type: "error"; id?: string; code: string; message: string };
+
+export type ErrorBody = { error: { code: string; message: string } };

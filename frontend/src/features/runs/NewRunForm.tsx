@@ -1,0 +1,88 @@
+import { useState, type FormEvent } from "react";
+import { useApp, useServices } from "../../store/context";
+import { DemoLabel } from "../../ui/StatusBadge";
+import { errorMessage } from "../../ui/format";
+
+// NewRunForm starts a run of an agent on a workspace, then selects it.
+export function NewRunForm() {
+  const { api, refreshLists } = useServices();
+  const agents = useApp((s) => s.agents);
+  const info = useApp((s) => s.info);
+  const addRun = useApp((s) => s.addRun);
+  const select = useApp((s) => s.select);
+
+  // null until the person picks or types: then the defaults from the server apply.
+  const [agentId, setAgentId] = useState<string | null>(null);
+  const [workspace, setWorkspace] = useState<string | null>(null);
+  const [instructions, setInstructions] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const selectedId = agentId ?? agents[0]?.id ?? "";
+  const agent = agents.find((a) => a.id === selectedId);
+  const ws = workspace ?? info?.default_workspace ?? "";
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws });
+      addRun(run);
+      select(run.id);
+      setInstructions("");
+      void refreshLists();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="new-run" onSubmit={submit}>
+      <h2>New run</h2>
+      <label className="field">
+        <span>Agent</span>
+        <select aria-label="Agent" value={selectedId} onChange={(e) => setAgentId(e.target.value)}>
+          {agents.length === 0 && <option value="">No agents</option>}
+          {agents.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.demo ? `${a.name} (Demo script)` : `${a.name} (${a.effective_model || a.effective_provider})`}
+            </option>
+          ))}
+        </select>
+      </label>
+      {agent?.demo && (
+        <p className="demo-note">
+          <DemoLabel /> {info?.demo && info.note ? info.note : "No model is configured: this agent plays a built-in script."}
+        </p>
+      )}
+      <label className="field">
+        <span>Instructions</span>
+        <textarea
+          aria-label="Instructions"
+          rows={4}
+          value={instructions}
+          onChange={(e) => setInstructions(e.target.value)}
+          placeholder="What should the agent do?"
+        />
+      </label>
+      <label className="field">
+        <span>Workspace</span>
+        <input aria-label="Workspace" type="text" value={ws} onChange={(e) => setWorkspace(e.target.value)} spellCheck={false} />
+      </label>
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={busy || !selectedId}>
+          Start run
+        </button>
+        {busy && <span className="muted">Starting…</span>}
+      </div>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,30 @@
+import { useApp } from "../../store/context";
+
+const connectionText = { open: "live", connecting: "connecting…", closed: "reconnecting…" } as const;
+
+// TopBar names the program, its version and model, and whether live updates flow.
+export function TopBar() {
+  const info = useApp((s) => s.info);
+  const connection = useApp((s) => s.connection);
+  const loadError = useApp((s) => s.loadError);
+  return (
+    <header className="topbar">
+      <span className="brand">Steward</span>
+      {info && <span className="topbar-meta">v{info.version}</span>}
+      {info && (
+        <span className="topbar-meta">
+          {info.demo ? "no model configured: demo script" : `provider: ${info.provider}`}
+        </span>
+      )}
+      <span className="spacer" />
+      {loadError && (
+        <span className="topbar-error" role="alert">
+          {loadError}
+        </span>
+      )}
+      <span className={`conn conn-${connection}`} title="Live updates (WebSocket)">
+        {connectionText[connection]}
+      </span>
+    </header>
+  );
+}

@@ -1,0 +1,25 @@
+// The composition root: builds the store, the API client and the sync once,
+// then renders the app with them.
+
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { createApi } from "./api/client";
+import { App } from "./features/shell/App";
+import { ServicesProvider } from "./store/context";
+import { createAppStore } from "./store/store";
+import { startSync } from "./store/sync";
+import "./ui/base.css";
+
+const store = createAppStore();
+const api = createApi({ onUnauthorized: () => store.getState().setUnauthorized() });
+const sync = startSync(api, store);
+
+const root = document.getElementById("root");
+if (!root) throw new Error("index.html has no #root");
+createRoot(root).render(
+  <StrictMode>
+    <ServicesProvider value={{ api, store, refreshLists: sync.refreshLists, refreshRun: sync.refreshRun }}>
+      <App />
+    </ServicesProvider>
+  </StrictMode>,
+);

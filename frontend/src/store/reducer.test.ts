@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import type { Event } from "../api/types";
+import { emptyStream, reduce, type StreamState, type ToolNode } from "./reducer";
+
+const run = "run_1";
+
+// log builds events of one run with dense seqs from 1.
+function log(...events: Omit<Event, "run_id" | "seq" | "ts">[]): Event[] {
+  return events.map((e, i) => ({ run_id: run, seq: i + 1, ts: 1000 + i, ...e }));
+}
+
+function replay(events: Event[], state: StreamState = emptyStream): StreamState {
+  return events.reduce(reduce, state);
+}
+
+const start = log(
+  {
+    type: "run.created",
+    data: {
+      agent: { id: "ag_1", name: "demo", provider: "script", model: "", demo: true },
+      instructions: "Write hello.txt",
+      workspace: "/tmp/ws",
+      mode: "ask",
+      max_steps: 10,
+    },
+  },
+  { type: "run.status", data: { status: "running" } },
+  { type: "node.started", node_id: "n_user", data: { kind: "user", label: "Instructions", text: "Write hello.txt" } },
+  { type: "node.started", node_id: "n_llm", data: { kind: "llm", label: "Model", model: "m" } },
+  { type: "llm.delta", node_id: "n_llm", data: { text: "I will " } },
+  { type: "llm.delta", node_id: "n_llm", data: { text: "write\n  the file." } },
+);
+
+describe("reduce", () => {
+  it("records run.created and run.status", () => {
+    const t = replay(start).runs[run]!;
+    expect(t.instructions).toBe("Write hello.txt");
+    expect(t.demo).toBe(true);
+    expect(t.status).toBe("running");
+    expect(t.lastSeq).toBe(6);
+    expect(t.nodeOrder).toEqual(["n_user", "n_llm"]);
+  });
+
+  it("accumulates streamed deltas in order", () => {
+    const n = replay(start).runs[run]!.nodes["n_llm"]!;
+    expect(n.kind === "llm" && n.text).toBe("I will write\n  the file.");
+    expect(n.status).toBe("running");
+  });
+
+  it("replaces the streamed text with node.finished's full text", () => {
+    const s = replay(start);
+    const finished: Event = {
+      run_id: run,
+      seq: 7,
+      ts: 2000,
+      type: "node.finished",
+      node_id: "n_llm",
+      data: { status: "succeeded", duration_ms: 12, text: "I will write the file.", stop_reason: "tool_use" },
+    };
+    const n = reduce(s, finished).runs[run]!.nodes["n_llm"]!;
+    expect(n.kind === "llm" && n.text).toBe("I will write the file.");
+    expect(n.status).toBe("succeeded");
+    expect(n.durationMs).toBe(12);
+  });
+
+  it("ignores an event whose seq was already applied", () => {
+    const s = replay(start);
+    const dup = start[4]!; // the first delta again
+    expect(reduce(s, dup)).toBe(s);
+    const older = { ...start[5]!, data: { text: "something else" } };
+    expect(reduce(s, older)).toBe(s);
+    const n = s.runs[run]!.nodes["n_llm"]!;
+    expect(n.kind === "llm" && n.text).toBe("I will write\n  the file.");
+  });
+
+  it("does not mutate the state it is given", () => {
+    const s = replay(start);
+    const before = JSON.stringify(s);
+    reduce(s, { run_id: run, seq: 7, ts: 0, type: "llm.delta", node_id: "n_llm", data: { text: "!" } });
+    expect(JSON.stringify(s)).toBe(before);
+  });
+
+  it("moves a tool card through approval to its result", () => {
+    const tail = log(
+      { type: "node.started", node_id: "n_tool", data: { kind: "tool", label: "write_file", tool: "write_file", call_id: "c1", arguments: { path: "hello.txt" }, risk: "write" } },
+      { type: "policy.decided", node_id: "n_tool", data: { effect: "ask", reason: "write needs approval" } },
+      { type: "approval.requested", node_id: "n_tool", data: { interaction_id: "ia_1", tool: "write_file", arguments: { path: "hello.txt" }, risk: "write", reason: "write needs approval" } },
+      { type: "approval.decided", node_id: "n_tool", data: { interaction_id: "ia_1", decision: "approve", source: "web" } },
+      { type: "node.finished", node_id: "n_tool", data: { status: "succeeded", duration_ms: 3, output: "wrote 5 bytes" } },
+    ).map((e) => ({ ...e, seq: e.seq + start.length }));
+
+    const tool = (s: StreamState) => s.runs[run]!.nodes["n_tool"] as ToolNode;
+    let s = replay(start);
+    const statuses: string[] = [];
+    for (const e of tail) {
+      s = reduce(s, e);
+      statuses.push(tool(s).status);
+    }
+    expect(statuses).toEqual(["running", "running", "waiting", "running", "succeeded"]);
+    expect(tool(s).approval).toMatchObject({ interactionId: "ia_1", decision: "approve", source: "web" });
+    expect(tool(s).output).toBe("wrote 5 bytes");
+    expect(tool(s).isError).toBe(false);
+  });
+
+  it("marks a denied tool call denied with the feedback", () => {
+    const tail = log(
+      { type: "node.started", node_id: "n_tool", data: { kind: "tool", label: "run", tool: "shell", arguments: { cmd: "rm -rf /" }, risk: "destructive" } },
+      { type: "approval.requested", node_id: "n_tool", data: { interaction_id: "ia_2", tool: "shell", arguments: {}, risk: "destructive", reason: "" } },
+      { type: "approval.decided", node_id: "n_tool", data: { interaction_id: "ia_2", decision: "deny", feedback: "no", source: "web" } },
+    );
+    const s = replay(tail);
+    const n = s.runs[run]!.nodes["n_tool"] as ToolNode;
+    expect(n.status).toBe("denied");
+    expect(n.approval?.feedback).toBe("no");
+    const done = reduce(s, { run_id: run, seq: 4, ts: 0, type: "node.finished", node_id: "n_tool", data: { status: "denied", duration_ms: 0, output: "denied: no", is_error: true } });
+    const m = done.runs[run]!.nodes["n_tool"] as ToolNode;
+    expect(m.status).toBe("denied");
+    expect(m.isError).toBe(true);
+  });
+
+  it("keeps runs apart and records a failed run's error", () => {
+    let s = replay(start);
+    s = reduce(s, { run_id: "run_2", seq: 1, ts: 0, type: "run.status", data: { status: "failed", error: "model unreachable" } });
+    expect(s.runs["run_2"]).toMatchObject({ status: "failed", error: "model unreachable", lastSeq: 1 });
+    expect(s.runs[run]!.lastSeq).toBe(6);
+  });
+});

@@ -1,0 +1,77 @@
+// The application store: what the REST API answered (info, agents, the run
+// list, the inbox) plus the state built by the reducer from the event stream.
+// Components read it through selectors (useApp in src/app/services.tsx).
+
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Agent, Event, Info, Interaction, Run } from "../api/types";
+import type { SocketStatus } from "../api/ws";
+import { emptyStream, reduce, type StreamState } from "./reducer";
+
+export type AppState = {
+  info?: Info;
+  agents: Agent[];
+  runs: Run[]; // newest first, as GET /runs answers
+  runDetail: Record<string, Run>; // GET /runs/{id} of runs that were selected
+  inbox: Interaction[]; // pending approvals of all runs, newest first
+  selectedRunId?: string;
+  stream: StreamState;
+  connection: SocketStatus;
+  unauthorized: boolean;
+  loadError?: string;
+};
+
+export type AppActions = {
+  applyEvent: (e: Event) => void;
+  select: (runId: string | undefined) => void;
+  setLists: (runs: Run[], inbox: Interaction[]) => void;
+  setRun: (run: Run) => void; // a fresh copy of a run, by id
+  addRun: (run: Run) => void; // a run just started: first in the list
+  setStatic: (info: Info, agents: Agent[]) => void;
+  setConnection: (c: SocketStatus) => void;
+  setUnauthorized: () => void;
+  setLoadError: (msg: string | undefined) => void;
+};
+
+export type AppStore = StoreApi<AppState & AppActions>;
+
+export function createAppStore(initial: Partial<AppState> = {}): AppStore {
+  return createStore<AppState & AppActions>()((set) => ({
+    agents: [],
+    runs: [],
+    runDetail: {},
+    inbox: [],
+    stream: emptyStream,
+    connection: "connecting",
+    unauthorized: false,
+    ...initial,
+
+    applyEvent: (e) => set((s) => ({ stream: reduce(s.stream, e) })),
+    select: (runId) => set({ selectedRunId: runId }),
+    setLists: (runs, inbox) => set({ runs, inbox, loadError: undefined }),
+    setRun: (run) =>
+      set((s) => ({
+        runDetail: { ...s.runDetail, [run.id]: run },
+        runs: s.runs.map((r) => (r.id === run.id && r.updated_at <= run.updated_at ? run : r)),
+      })),
+    addRun: (run) =>
+      set((s) => ({
+        runDetail: { ...s.runDetail, [run.id]: run },
+        runs: [run, ...s.runs.filter((r) => r.id !== run.id)],
+      })),
+    setStatic: (info, agents) => set({ info, agents }),
+    setConnection: (connection) => set({ connection }),
+    setUnauthorized: () => set({ unauthorized: true }),
+    setLoadError: (loadError) => set({ loadError }),
+  }));
+}
+
+// selectRun is the freshest copy of a run the REST API gave: the list's or
+// the one fetched by id.
+export function selectRun(s: AppState, id: string | undefined): Run | undefined {
+  if (!id) return undefined;
+  const a = s.runs.find((r) => r.id === id);
+  const b = s.runDetail[id];
+  if (!a) return b;
+  if (!b) return a;
+  return b.updated_at > a.updated_at || b.last_seq > a.last_seq ? b : a;
+}

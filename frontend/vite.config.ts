@@ -1,0 +1,39 @@
+import react from "@vitejs/plugin-react";
+import type { ProxyOptions } from "vite";
+import { defineConfig } from "vitest/config";
+
+// The Go server (`steward serve`) listens here by default.
+const backend = "http://127.0.0.1:8787";
+
+// The server refuses requests whose Host or Origin is not its own loopback
+// address (DNS rebinding), so the dev proxy presents the backend's origin.
+const asBackend: ProxyOptions = {
+  target: backend,
+  changeOrigin: true,
+  configure: (proxy) => {
+    proxy.on("proxyReq", (req) => req.setHeader("origin", backend));
+    proxy.on("proxyReqWs", (req) => req.setHeader("origin", backend));
+  },
+};
+
+export default defineConfig({
+  plugins: [react()],
+  server: {
+    proxy: {
+      "/api": { ...asBackend, ws: true },
+      "/healthz": asBackend,
+      // Opening the dev server as /?token=... lets the backend set the session
+      // cookie and redirect to /.
+      "^/\\?token=": asBackend,
+    },
+  },
+  build: {
+    outDir: "dist",
+    // The UI is served from the loopback server only: no CDN, no preload polyfill fetches.
+    modulePreload: { polyfill: false },
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.{ts,tsx}"],
+  },
+});
