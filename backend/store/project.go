@@ -13,13 +13,42 @@ import (
 // before anything is written.
 var errBadPayload = errors.New("bad event payload")
 
+// The statements of the append path, prepared once at Open.
+const (
+	qInsertEvents = `INSERT INTO events(run_id, seq, ts, type, node_id, data)
+		SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->5 FROM json_each(jsonb(?))`
+	qLastSeq   = `UPDATE runs SET last_seq = ?, updated_at = ? WHERE id = ?`
+	qInsertRun = `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
+			provider, model, demo, unattended, max_steps, created_at, updated_at)
+			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qRunStatus  = `UPDATE runs SET status = ?, reason = ?, error = ? WHERE id = ?`
+	qCancelOpen = `UPDATE interactions SET status = 'cancelled', answered_at = ?
+				WHERE run_id = ? AND status = 'pending'`
+	qInsertNode = `INSERT INTO nodes(run_id, id, seq, kind, status, label, parent, tool, started_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qParentEdge = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'parent')`
+	qAfterEdge  = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'after')`
+	qStep       = `UPDATE runs SET steps = steps + 1 WHERE id = ?`
+	qFinishNode = `UPDATE nodes SET status = ?, finished_at = ? WHERE run_id = ? AND id = ?`
+	qUsage      = `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+				cached_tokens = cached_tokens + ? WHERE id = ?`
+	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at)
+			VALUES (?, ?, ?, 'approval', 'pending', ?, ?, ?, ?, ?)`
+	qNodeWaiting = `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`
+	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?
+			WHERE id = ? AND run_id = ? AND status = 'pending'`
+	qNodeStatus = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
+)
+
+var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qStep, qFinishNode, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus}
+
 // terminal run statuses close every open interaction of the run.
 var terminal = map[string]bool{"completed": true, "failed": true, "cancelled": true}
 
 // project applies ev to the projection tables inside tx. Preconditions are
 // checked before the first write, so an ErrConflict or ErrNotFound leaves no
 // trace.
-func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
+func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 	decode := func(v any) error {
 		if err := ev.Decode(v); err != nil {
 			return fmt.Errorf("%w: %s: %v", errBadPayload, ev.Type, err)
@@ -32,9 +61,7 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 		if err := decode(&d); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
-			provider, model, demo, unattended, max_steps, created_at, updated_at)
-			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, qInsertRun,
 			ev.RunID, d.Agent.ID, d.Agent.Name, d.Instructions, d.Workspace, d.Mode,
 			d.Agent.Provider, d.Agent.Model, d.Agent.Demo, d.Unattended, d.MaxSteps, ev.TS, ev.TS)
 		return err
@@ -44,13 +71,12 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 		if err := decode(&d); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, reason = ?, error = ? WHERE id = ?`,
+		if _, err := tx.ExecContext(ctx, qRunStatus,
 			d.Status, d.Reason, d.Error, ev.RunID); err != nil {
 			return err
 		}
 		if terminal[d.Status] {
-			_, err := tx.ExecContext(ctx, `UPDATE interactions SET status = 'cancelled', answered_at = ?
-				WHERE run_id = ? AND status = 'pending'`, ev.TS, ev.RunID)
+			_, err := tx.ExecContext(ctx, qCancelOpen, ev.TS, ev.RunID)
 			return err
 		}
 		return nil
@@ -64,24 +90,23 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 		if d.Kind == event.KindUser {
 			status = event.NodeSucceeded
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO nodes(run_id, id, seq, kind, status, label, parent, tool, started_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.RunID, ev.NodeID, ev.Seq, d.Kind, status, d.Label, d.Parent, d.Tool, ev.TS); err != nil {
+		if _, err := tx.ExecContext(ctx, qInsertNode, ev.RunID, ev.NodeID, ev.Seq, d.Kind, status, d.Label, d.Parent, d.Tool, ev.TS); err != nil {
 			return err
 		}
 		if d.Parent != "" {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'parent')`,
+			if _, err := tx.ExecContext(ctx, qParentEdge,
 				ev.RunID, d.Parent, ev.NodeID); err != nil {
 				return err
 			}
 		}
 		for _, a := range d.After {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'after')`,
+			if _, err := tx.ExecContext(ctx, qAfterEdge,
 				ev.RunID, a, ev.NodeID); err != nil {
 				return err
 			}
 		}
 		if d.Kind == event.KindLLM {
-			_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = steps + 1 WHERE id = ?`, ev.RunID)
+			_, err := tx.ExecContext(ctx, qStep, ev.RunID)
 			return err
 		}
 		return nil
@@ -91,13 +116,12 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 		if err := decode(&d); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE nodes SET status = ?, finished_at = ? WHERE run_id = ? AND id = ?`,
+		if _, err := tx.ExecContext(ctx, qFinishNode,
 			d.Status, ev.TS, ev.RunID, ev.NodeID); err != nil {
 			return err
 		}
 		if u := d.Usage; u != nil {
-			_, err := tx.ExecContext(ctx, `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-				cached_tokens = cached_tokens + ? WHERE id = ?`, u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID)
+			_, err := tx.ExecContext(ctx, qUsage, u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID)
 			return err
 		}
 		return nil
@@ -111,12 +135,11 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 		if args == "" {
 			args = "{}"
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at)
-			VALUES (?, ?, ?, 'approval', 'pending', ?, ?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, qInsertInteraction,
 			d.InteractionID, ev.RunID, ev.NodeID, d.Tool, args, d.Risk, d.Reason, ev.TS); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`, ev.RunID, ev.NodeID)
+		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
 		return err
 
 	case event.ApprovalDecided:
@@ -125,8 +148,7 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 			return err
 		}
 		// First answer wins: the update only matches a pending interaction.
-		res, err := tx.ExecContext(ctx, `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?
-			WHERE id = ? AND run_id = ? AND status = 'pending'`, d.Decision, d.Feedback, d.Source, ev.TS, d.InteractionID, ev.RunID)
+		res, err := tx.ExecContext(ctx, qAnswer, d.Decision, d.Feedback, d.Source, ev.TS, d.InteractionID, ev.RunID)
 		if err != nil {
 			return err
 		}
@@ -145,7 +167,7 @@ func project(ctx context.Context, tx *sql.Tx, ev event.Event) error {
 		if d.Decision != "approve" {
 			status = event.NodeDenied
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`, status, ev.RunID, ev.NodeID)
+		_, err = tx.ExecContext(ctx, qNodeStatus, status, ev.RunID, ev.NodeID)
 		return err
 	}
 	return nil

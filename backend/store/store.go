@@ -58,6 +58,7 @@ type Store struct {
 	maxBatch int
 
 	appends chan *appendReq
+	stmts   map[string]*sql.Stmt // the writer's prepared statements
 	quit    chan struct{}
 	done    chan struct{}
 
@@ -95,7 +96,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	s := &Store{w: w, r: r, now: opts.Now, pub: opts.Publisher, maxBatch: opts.MaxBatch,
-		appends: make(chan *appendReq, 4096), quit: make(chan struct{}), done: make(chan struct{})}
+		appends: make(chan *appendReq, 4096), stmts: map[string]*sql.Stmt{}, quit: make(chan struct{}), done: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -103,6 +104,11 @@ func Open(path string, opts *Options) (*Store, error) {
 		s.maxBatch = 1024
 	}
 	if err := s.migrate(context.Background()); err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	if err := s.prepareWriter(context.Background()); err != nil {
 		w.Close()
 		r.Close()
 		return nil, err
@@ -120,6 +126,9 @@ func (s *Store) Close() error {
 		s.mu.Unlock()
 		close(s.quit)
 		<-s.done
+		for _, st := range s.stmts {
+			st.Close()
+		}
 		err = s.w.Close()
 		if rerr := s.r.Close(); err == nil {
 			err = rerr

@@ -346,3 +346,39 @@ func TestAgentsAndCommands(t *testing.T) {
 		t.Errorf("repeat save: %s %v %v", first, dup, err)
 	}
 }
+
+// TestEventDataRoundTrip checks that the log gives back every byte of an
+// event's payload and its ids, whatever characters they hold.
+func TestEventDataRoundTrip(t *testing.T) {
+	t.Parallel()
+	st, _ := open(t, nil)
+	ctx := context.Background()
+	run := "r \"quoted\" \\ ü"
+	mustAppend(t, st, created(run))
+	payloads := []string{
+		`{"text":"plain"}`,
+		`{"text":"\u003cb\u003e \"q\" \\ \n\t é 日本 \ud83d\ude00"}`,
+		`{"n":1e3,"f":1.50,"big":12345678901234567890,"neg":-0,"arr":[1,{"a":null}],"t":true}`,
+		`{"nested":{"deep":{"deeper":["x","y"]}},"empty":{},"list":[]}`,
+	}
+	for _, p := range payloads {
+		// Submitted without waiting, so they commit in one group.
+		st.Submit(event.Event{RunID: run, Type: event.LLMDelta, NodeID: "n\"1", Data: []byte(p)})
+	}
+	last := mustAppend(t, st, event.New(run, event.RunStatus, "", event.RunStatusData{Status: "running"}))
+	evs, err := st.Events(ctx, run, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(payloads)+1 || evs[len(evs)-1].Seq != last.Seq {
+		t.Fatalf("read %d events", len(evs))
+	}
+	for i, p := range payloads {
+		if got := string(evs[i].Data); got != p {
+			t.Errorf("payload %d:\n got %s\nwant %s", i, got, p)
+		}
+		if evs[i].RunID != run || evs[i].NodeID != "n\"1" || evs[i].Type != event.LLMDelta {
+			t.Errorf("event %d ids: %+v", i, evs[i])
+		}
+	}
+}

@@ -35,15 +35,20 @@ CREATE TABLE runs (
 CREATE INDEX runs_status ON runs(status);
 CREATE INDEX runs_created ON runs(created_at);
 
+-- A rowid table: appends go to the end of the table whatever run they
+-- belong to, and only the small (run_id, seq) index entries land next to
+-- their run's. A clustered (run_id, seq) key made every group commit of
+-- several live runs rewrite one full data page per run.
 CREATE TABLE events (
+    id      INTEGER PRIMARY KEY,
     run_id  TEXT NOT NULL REFERENCES runs(id),
     seq     INTEGER NOT NULL,
     ts      INTEGER NOT NULL,
     type    TEXT NOT NULL,
     node_id TEXT NOT NULL DEFAULT '',
-    data    BLOB NOT NULL,
-    PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
+    data    BLOB NOT NULL
+);
+CREATE UNIQUE INDEX events_run_seq ON events(run_id, seq);
 
 CREATE TABLE nodes (
     run_id      TEXT NOT NULL REFERENCES runs(id),
