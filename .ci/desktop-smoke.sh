@@ -50,8 +50,9 @@ if [[ -z "${DESKTOP_SMOKE_INNER:-}" ]]; then
 	for tool in xvfb-run xauth xdotool import convert; do
 		command -v "$tool" >/dev/null || die "missing tool: $tool"
 	done
-	if command -v ldd >/dev/null && ! ldd "$bin" 2>/dev/null | grep -q webkit2gtk-4.1; then
-		echo "desktop-smoke: warning: $bin does not link webkit2gtk-4.1; was it built with -tags desktop,production,webkit2_41?" >&2
+	if command -v ldd >/dev/null && ! ldd "$bin" 2>/dev/null | grep webkit2gtk-4.1 >/dev/null; then
+		echo "desktop-smoke: FAIL: $bin does not link webkit2gtk-4.1; build it with -tags desktop,production,webkit2_41" >&2
+		exit 1
 	fi
 	# 24-bit depth: at the default 8 the colour count means nothing.
 	DESKTOP_SMOKE_INNER=1 exec xvfb-run -a -s "-screen 0 1280x900x24 -nolisten tcp" "$0" "$@"

@@ -31,8 +31,9 @@ type Models struct {
 	// ChunkDelay paces the demo script; tests set it to zero.
 	ChunkDelay time.Duration
 
-	once  sync.Once
-	local *localServer
+	servers []string // base URLs to probe, localServers outside tests
+	once    sync.Once
+	local   *localServer
 }
 
 type localServer struct{ baseURL, model string }
@@ -40,7 +41,9 @@ type localServer struct{ baseURL, model string }
 var _ run.Models = (*Models)(nil)
 
 // NewModels returns a resolver for cfg.
-func NewModels(cfg Config) *Models { return &Models{cfg: cfg, ChunkDelay: demoChunkDelay} }
+func NewModels(cfg Config) *Models {
+	return &Models{cfg: cfg, ChunkDelay: demoChunkDelay, servers: localServers}
+}
 
 // Resolve picks the provider of a.
 func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) {
@@ -127,7 +130,7 @@ func (m *Models) discover(ctx context.Context) *localServer {
 	}
 	m.once.Do(func() {
 		client := &http.Client{Timeout: 400 * time.Millisecond}
-		for _, base := range localServers {
+		for _, base := range m.servers {
 			req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, base+"models", nil)
 			if err != nil {
 				continue

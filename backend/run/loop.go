@@ -63,6 +63,9 @@ func (s *Service) drive(ctx context.Context, r *runState) {
 	s.emit(r, event.NodeStarted, r.root, event.NodeStartedData{Kind: event.KindAgent, Label: r.agent.Name})
 	user := r.newNode()
 	s.emit(r, event.NodeStarted, user, event.NodeStartedData{Kind: event.KindUser, Parent: r.root, Label: "instructions", Text: r.messages[0].Text})
+	// Every node is closed by exactly one node.finished; a user message is
+	// complete as soon as it is recorded.
+	s.emit(r, event.NodeFinished, user, event.NodeFinishedData{Status: event.NodeSucceeded})
 	prev := []string{user}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -197,6 +200,14 @@ func (s *Service) callTool(ctx context.Context, r *runState, parent, node string
 		}
 		return res, nil
 	}
+	// broken ends the node on a system failure that ends the run, so that
+	// the node does not stay open in the graph.
+	broken := func(err error) (tool.Result, error) {
+		s.emit(r, event.NodeFinished, node, event.NodeFinishedData{
+			Status: event.NodeFailed, Error: err.Error(), DurationMS: time.Since(start).Milliseconds(),
+		})
+		return tool.Result{}, err
+	}
 	if !known || !slices.Contains(r.agent.Tools, call.Name) {
 		return end(event.NodeFailed, tool.Errorf(tool.CodeUnknownTool,
 			fmt.Sprintf("unknown tool %q; this agent can use: %v", call.Name, r.agent.Tools)))
@@ -215,7 +226,7 @@ func (s *Service) callTool(ctx context.Context, r *runState, parent, node string
 			if ctx.Err() != nil {
 				return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, "cancelled while waiting for approval"))
 			}
-			return tool.Result{}, err
+			return broken(err)
 		}
 		if dec.Decision != "approve" {
 			msg := "The user denied this call."
@@ -227,11 +238,19 @@ func (s *Service) callTool(ctx context.Context, r *runState, parent, node string
 	}
 	// The call is a side effect: everything before it must be durable.
 	if err := s.sync(r); err != nil {
-		return tool.Result{}, fmt.Errorf("record before %s: %w", call.Name, err)
+		return broken(fmt.Errorf("record before %s: %w", call.Name, err))
+	}
+	// A safe point: once the run is cancelled no tool call may start, not
+	// even one approved a moment before.
+	if ctx.Err() != nil {
+		return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, call.Name+" was not started: the run was cancelled"))
 	}
 	res, err := s.cfg.Tools.Call(ctx, r.env, call.Name, call.Arguments)
+	// A call that succeeded although the run was cancelled meanwhile made its
+	// effect: it is recorded as a success, and the run stops at the next safe
+	// point.
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil && (err != nil || res.IsError):
 		return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, call.Name+" was cancelled"))
 	case err != nil:
 		s.cfg.Logf("run %s: tool %s: %v", r.id, call.Name, err)

@@ -89,7 +89,7 @@ type Config struct {
 type Service struct {
 	cfg    Config
 	base   context.Context
-	stop   context.CancelFunc
+	stop   context.CancelCauseFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	active map[string]*active
@@ -114,7 +114,9 @@ func New(cfg Config) *Service {
 	if cfg.DeltaFlush == 0 {
 		cfg.DeltaFlush = 40 * time.Millisecond
 	}
-	base, stop := context.WithCancel(context.Background())
+	// The cause reaches every run's context, so a run started while
+	// Shutdown runs still records why it ended.
+	base, stop := context.WithCancelCause(context.Background())
 	return &Service{cfg: cfg, base: base, stop: stop, active: map[string]*active{}}
 }
 
@@ -151,6 +153,14 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		return store.Run{}, fmt.Errorf("%w: agent %s: %v", ErrInvalid, p.Agent.Name, err)
 	}
 	id := s.cfg.NewID("run")
+	runCtx, cancel := context.WithCancelCause(s.base)
+	a := &active{cancel: cancel, done: make(chan struct{})}
+	// Registered before the run is recorded: a cancel that arrives as soon
+	// as run.created is visible must find the run to stop, or it would
+	// record the end while this process goes on to drive the run.
+	s.mu.Lock()
+	s.active[id] = a
+	s.mu.Unlock()
 	_, err = s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(id, event.RunCreated, "", event.RunCreatedData{
 		Agent:        event.AgentRef{ID: p.Agent.ID, Name: p.Agent.Name, Provider: m.Name, Model: m.Model, Demo: m.Demo},
 		Instructions: instr,
@@ -160,6 +170,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		Unattended:   p.Unattended,
 	}))
 	if err != nil {
+		s.mu.Lock()
+		delete(s.active, id)
+		s.mu.Unlock()
+		cancel(nil)
+		close(a.done)
 		return store.Run{}, fmt.Errorf("start run: %w", err)
 	}
 	rs := &runState{
@@ -167,11 +182,6 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		env:      tool.Env{RunID: id, Workspace: root.Path()},
 		messages: []llm.Message{{Role: llm.RoleUser, Text: instr}},
 	}
-	runCtx, cancel := context.WithCancelCause(s.base)
-	a := &active{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	s.active[id] = a
-	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -313,7 +323,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		a.cancel(errShutdown)
 	}
 	s.mu.Unlock()
-	s.stop()
+	s.stop(errShutdown)
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {

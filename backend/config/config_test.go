@@ -1,0 +1,137 @@
+package config
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"steward/backend/agent"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDataDirAndPrecedence(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(`{"openai": {"base_url": "http://127.0.0.1:9/v1", "model": "file-model"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{"STEWARD_HOME": home, "STEWARD_MODEL": "env-model"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Home != home || c.OpenAI.BaseURL != "http://127.0.0.1:9/v1" || c.OpenAI.Model != "env-model" || !c.Discover {
+		t.Errorf("config = %+v", c)
+	}
+	c, err = Load(env(map[string]string{"XDG_DATA_HOME": "/x", "HOME": "/h", "STEWARD_DISCOVER": "0"}))
+	if err != nil || c.Home != "/x/steward" || c.Discover {
+		t.Errorf("XDG: %+v %v", c, err)
+	}
+	c, err = Load(env(map[string]string{"HOME": "/h"}))
+	if err != nil || c.Home != "/h/.local/share/steward" {
+		t.Errorf("HOME: %+v %v", c, err)
+	}
+	if _, err := Load(env(map[string]string{})); err == nil {
+		t.Errorf("no home: want an error")
+	}
+}
+
+func TestLoadRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"unknown field": `{"openai": {"base_ur": "x"}}`,
+		"not json":      `{"openai":`,
+		"bad url":       `{"openai": {"base_url": "localhost:11434"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, FileName), []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+			if err == nil || !(strings.Contains(err.Error(), "config") || strings.Contains(err.Error(), "base URL")) {
+				t.Errorf("Load = %v, want a clear error", err)
+			}
+		})
+	}
+}
+
+func TestTokenGeneratedOnceWithMode0600(t *testing.T) {
+	t.Parallel()
+	c := Config{Home: filepath.Join(t.TempDir(), "new")}
+	get := env(map[string]string{})
+	t1, err := c.Token(get)
+	if err != nil || len(t1) < 32 {
+		t.Fatalf("token %q, %v", t1, err)
+	}
+	fi, err := os.Stat(filepath.Join(c.Home, "token"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode %v, %v", fi.Mode(), err)
+	}
+	t2, _ := c.Token(get)
+	if t1 != t2 {
+		t.Errorf("token changed between calls")
+	}
+	t3, err := c.Token(env(map[string]string{"STEWARD_TOKEN": "from-the-environment-1234"}))
+	if err != nil || t3 != "from-the-environment-1234" {
+		t.Errorf("STEWARD_TOKEN ignored: %q %v", t3, err)
+	}
+	if _, err := c.Token(env(map[string]string{"STEWARD_TOKEN": "short"})); err == nil {
+		t.Errorf("a short STEWARD_TOKEN was accepted")
+	}
+}
+
+func TestModelsResolve(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	demo := NewModels(Config{})
+	m, err := demo.Resolve(ctx, agent.Default())
+	if err != nil || !m.Demo || m.Name != "script" {
+		t.Errorf("auto without a provider: %+v %v, want the demo script", m, err)
+	}
+	if _, demoFlag, note := demo.Describe(ctx); !demoFlag || !strings.Contains(note, "demo script") {
+		t.Errorf("Describe = %v %q", demoFlag, note)
+	}
+	withKey := NewModels(Config{OpenAI: OpenAI{APIKey: "k"}})
+	m, err = withKey.Resolve(ctx, agent.Default())
+	if err != nil || m.Demo || m.Name != "openai" || m.Model != DefaultOpenAIModel {
+		t.Errorf("auto with a key: %+v %v", m, err)
+	}
+	a := agent.Default()
+	a.Provider = agent.ProviderOpenAI
+	if _, err := demo.Resolve(ctx, a); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Errorf("openai without key: %v", err)
+	}
+	a.Provider, a.Script = agent.ProviderScript, filepath.Join(t.TempDir(), "missing.json")
+	if _, err := demo.Resolve(ctx, a); err == nil {
+		t.Errorf("a missing script file resolved")
+	}
+}
+
+func TestDiscoverLocalServer(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"object":"list","data":[{"id":"llama3.2","object":"model"}]}`))
+	}))
+	defer srv.Close()
+	m := NewModels(Config{Discover: true})
+	m.servers = []string{"http://127.0.0.1:1/v1/", srv.URL + "/v1/"}
+	got, err := m.Resolve(context.Background(), agent.Default())
+	if err != nil || got.Name != "openai" || got.Model != "llama3.2" || got.Demo {
+		t.Fatalf("discovered: %+v %v", got, err)
+	}
+	off := NewModels(Config{Discover: false})
+	off.servers = m.servers
+	if got, _ := off.Resolve(context.Background(), agent.Default()); !got.Demo {
+		t.Errorf("discovery off still found a server")
+	}
+}

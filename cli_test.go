@@ -1,0 +1,118 @@
+package main
+
+// Tests of the command line through the real binary.
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stewardCmd runs the binary with a clean environment and returns its
+// combined output and exit code.
+func stewardCmd(t *testing.T, stdin string, extraEnv []string, args ...string) (string, int) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(stewardBin(t), args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STEWARD_HOME=" + home, "STEWARD_DISCOVER=0"}, extraEnv...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run steward %v: %v", args, err)
+	}
+	return string(out), 0
+}
+
+func TestCLIRunApprovesOnTheTerminal(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	out, code := stewardCmd(t, "y\n", nil, "run", "--workspace", ws, "write the demo note")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; output:\n%s", code, out)
+	}
+	for _, want := range []string{"demo script", "list_dir", "approve? write_file", "approved (cli)", "run completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "steward-demo.md")); err != nil || !strings.Contains(string(b), "write the demo note") {
+		t.Errorf("file after approval: %q, %v", b, err)
+	}
+}
+
+func TestCLIRunDeniesWithReason(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	out, code := stewardCmd(t, "n\nnot today\n", nil, "run", "--workspace", ws, "try to write")
+	if code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, out)
+	}
+	if !strings.Contains(out, "denied: not today") || !strings.Contains(out, "Their feedback: not today") {
+		t.Errorf("the reason did not reach the model:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "steward-demo.md")); !os.IsNotExist(err) {
+		t.Errorf("denied file exists (%v)", err)
+	}
+}
+
+func TestCLIUnattendedAndClosedInput(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	out, code := stewardCmd(t, "", nil, "run", "--unattended", "--workspace", ws, "nobody is here")
+	if code != 0 || !strings.Contains(out, "unattended run: nobody to ask") || strings.Contains(out, "approve?") {
+		t.Errorf("unattended: exit %d, output:\n%s", code, out)
+	}
+	// Closed stdin without --unattended: the prompt is answered "deny".
+	out, code = stewardCmd(t, "", nil, "run", "--workspace", ws, "stdin is closed")
+	if code != 0 || !strings.Contains(out, "input closed") {
+		t.Errorf("closed stdin: exit %d, output:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "steward-demo.md")); !os.IsNotExist(err) {
+		t.Errorf("a file was written without approval (%v)", err)
+	}
+}
+
+func TestCLIUnreachableModelFailsTheRun(t *testing.T) {
+	t.Parallel()
+	out, code := stewardCmd(t, "", []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY=x"},
+		"run", "--workspace", t.TempDir(), "hello")
+	if code != 1 || !strings.Contains(out, "run failed") || !strings.Contains(out, "127.0.0.1:1") {
+		t.Errorf("exit %d, want 1 with the server named; output:\n%s", code, out)
+	}
+}
+
+func TestCLIUsageAndBadInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--help"}, 0, "steward serve"},
+		{[]string{"version"}, 0, "steward "},
+		{[]string{"serve", "--help"}, 0, "--addr"},
+		{[]string{"run", "--help"}, 0, "--unattended"},
+		{[]string{"bogus"}, 2, `unknown command "bogus"`},
+		{[]string{"run"}, 2, "Usage: steward run"},
+		{[]string{"run", "--agent", "nobody", "hi"}, 1, `agent "nobody"`},
+		{[]string{"run", "--workspace", "/does/not/exist", "hi"}, 1, "/does/not/exist"},
+		{[]string{"serve", "--addr", "0.0.0.0:0"}, 1, "--expose"},
+		{[]string{"serve", "--addr", "nonsense"}, 1, "nonsense"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			out, code := stewardCmd(t, "", nil, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Errorf("exit %d (want %d), output lacks %q:\n%s", code, tt.code, tt.want, out)
+			}
+		})
+	}
+}
