@@ -13,14 +13,15 @@ import (
 
 // Error codes of the API; stable, part of the contract.
 const (
-	CodeInvalid      = "invalid"
-	CodeUnauthorized = "unauthorized"
-	CodeForbidden    = "forbidden"
-	CodeNotFound     = "not_found"
-	CodeConflict     = "conflict"
-	CodeUnsupported  = "unsupported"
-	CodeInternal     = "internal"
-	CodeTooLarge     = "too_large"
+	CodeInvalid          = "invalid"
+	CodeUnauthorized     = "unauthorized"
+	CodeForbidden        = "forbidden"
+	CodeNotFound         = "not_found"
+	CodeConflict         = "conflict"
+	CodeUnsupported      = "unsupported"
+	CodeInternal         = "internal"
+	CodeTooLarge         = "too_large"
+	CodeMethodNotAllowed = "method_not_allowed"
 )
 
 // Error is an error with a stable code and a message safe to show a client.

@@ -242,7 +242,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	more := len(evs) >= int(limit)
+	more := len(evs) > int(limit)
 	if more {
 		evs = evs[:limit]
 	}

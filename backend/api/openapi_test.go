@@ -55,15 +55,15 @@ func contractRoutes(t *testing.T) []string {
 	return out
 }
 
-// notRouted reports whether r is the answer of no route: the mux's 405, or
-// the JSON 404 "no route" for unknown /api paths. A handler's own not_found
-// (an unknown id) is a routed answer.
+// notRouted reports whether r is the answer of no route: the JSON 405
+// method_not_allowed (with Allow), or the JSON 404 "no route" for unknown
+// /api paths. A handler's own not_found (an unknown id) is a routed answer.
 func notRouted(r resp) bool {
-	if r.status == http.StatusMethodNotAllowed {
-		return true
-	}
 	code, msg, ok := errorOf(r)
-	return r.status == http.StatusNotFound && (!ok || code == "not_found" && strings.HasPrefix(msg, "no route"))
+	if r.status == http.StatusMethodNotAllowed {
+		return ok && code == "method_not_allowed"
+	}
+	return r.status == http.StatusNotFound && ok && code == "not_found" && strings.HasPrefix(msg, "no route")
 }
 
 func TestOpenAPI(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"steward/backend/agent"
@@ -136,6 +137,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
+	// Unrouted API requests get the API's JSON errors, not the mux's text.
+	if _, pattern := s.mux.Handler(r); pattern == "" || (pattern == "GET /" && strings.HasPrefix(r.URL.Path, "/api/")) {
+		s.noRoute(w, r)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -169,4 +175,23 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		return errorf(http.StatusBadRequest, CodeInvalid, "invalid JSON body: more than one JSON value")
 	}
 	return nil
+}
+
+// noRoute answers an /api/ request that no route takes, in the API's JSON:
+// 405 with Allow when the path exists under other methods, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, pattern := s.mux.Handler(r2); pattern != "" && pattern != "GET /" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.fail(w, r, errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allow, " or ")))
+		return
+	}
+	s.fail(w, r, errorf(http.StatusNotFound, CodeNotFound, "no route "+r.Method+" "+r.URL.Path))
 }

@@ -576,11 +576,9 @@ func TestConcurrentRuns(t *testing.T) {
 // and inbox on the same database file, as the CLI beside a server does.
 func TestAnswerFromAnotherProcess(t *testing.T) {
 	t.Parallel()
-	// The store's writer caches each run's last seq and never notices an
-	// append made through another Store on the same file: the engine's next
-	// event gets a taken seq, the group commit fails with "UNIQUE constraint
-	// failed: events.run_id, events.seq" and the run ends failed.
-	t.Skip("known store bug: per-run seq cache is stale after another process appends; remove this skip once store re-reads last_seq")
+	// The store's writer must read each run's last seq inside its write
+	// transaction: an append made through another Store on the same file
+	// would otherwise hand the engine's next event a taken seq.
 	h := newHarness(t, fixed(scripted(t, `{"turns": [
 		{"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "hello"}}]},
 		{"text": "Done."}

@@ -108,25 +108,12 @@ type harness struct {
 	cfg  run.Config // of svc
 	ws   string     // workspace directory
 	path string     // database file
-	logs *logs
-}
-
-// logs collects what the service logs, for tests that expect a system error.
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) Logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
 
 func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	h := &harness{bus: event.NewBus(), ws: filepath.Join(dir, "ws"), path: filepath.Join(dir, "steward.db"), logs: &logs{}}
+	h := &harness{bus: event.NewBus(), ws: filepath.Join(dir, "ws"), path: filepath.Join(dir, "steward.db")}
 	if err := os.Mkdir(h.ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +136,7 @@ func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
 			t.Fatal(err)
 		}
 	}
-	h.cfg = run.Config{Store: st, Approver: h.in, Tools: h.reg, Models: m, NewID: newID, Logf: h.logs.Logf}
+	h.cfg = run.Config{Store: st, Approver: h.in, Tools: h.reg, Models: m, NewID: newID, Logf: t.Logf}
 	h.svc = h.service(t, nil)
 	return h
 }

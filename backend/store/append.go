@@ -79,7 +79,6 @@ func (s *Store) Append(ctx context.Context, ev event.Event) (event.Event, error)
 
 func (s *Store) writeLoop() {
 	defer close(s.done)
-	seqs := map[string]int64{} // last committed seq per run, loaded lazily
 	batch := make([]*appendReq, 0, s.maxBatch)
 	last := 0 // size of the previous group
 	for {
@@ -106,14 +105,14 @@ func (s *Store) writeLoop() {
 				}
 			}
 			last = len(batch)
-			s.commit(batch, seqs)
+			s.commit(batch)
 		case <-s.quit:
 			// Close holds the lock until no appender can still be sending, so
 			// what is buffered now is all there will ever be.
 			for {
 				select {
 				case req := <-s.appends:
-					s.commit([]*appendReq{req}, seqs)
+					s.commit([]*appendReq{req})
 				default:
 					return
 				}
@@ -125,13 +124,15 @@ func (s *Store) writeLoop() {
 // commit writes one group of appends in one transaction. An item whose
 // precondition fails is answered with its error and leaves no trace; any
 // other failure fails the whole group.
-func (s *Store) commit(batch []*appendReq, seqs map[string]int64) {
+//
+// Each run's last seq is read inside the transaction, which holds the write
+// lock, rather than cached across groups: another process (the CLI beside a
+// server) may append to the same run between two groups.
+func (s *Store) commit(batch []*appendReq) {
 	now := s.ms()
-	touched := map[string]int64{}
+	seqs := map[string]int64{}    // last seq per run in this group; -1: no such run
+	touched := map[string]int64{} // runs this group appended to
 	fail := func(err error) {
-		for run := range touched {
-			delete(seqs, run) // reload from the database next time
-		}
 		for _, req := range batch {
 			if req.err == nil {
 				req.err = err
@@ -160,9 +161,7 @@ func (s *Store) commit(batch []*appendReq, seqs map[string]int64) {
 				fail(fmt.Errorf("append: %w", err))
 				return
 			}
-		}
-		if t, ok := touched[ev.RunID]; ok {
-			last = t
+			seqs[ev.RunID] = last
 		}
 		switch {
 		case ev.Type == event.RunCreated && last != -1:
@@ -188,6 +187,7 @@ func (s *Store) commit(batch []*appendReq, seqs map[string]int64) {
 			fail(fmt.Errorf("append %s: %w", ev.Type, err))
 			return
 		}
+		seqs[ev.RunID] = ev.Seq
 		touched[ev.RunID] = ev.Seq
 		committed = append(committed, *ev)
 	}
@@ -206,9 +206,6 @@ func (s *Store) commit(batch []*appendReq, seqs map[string]int64) {
 	if err := tx.Commit(); err != nil {
 		fail(fmt.Errorf("append: commit: %w", err))
 		return
-	}
-	for run, seq := range touched {
-		seqs[run] = seq
 	}
 	if s.pub != nil && len(committed) > 0 {
 		s.pub.Publish(committed)
