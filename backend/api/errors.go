@@ -22,6 +22,7 @@ const (
 	CodeInternal         = "internal"
 	CodeTooLarge         = "too_large"
 	CodeMethodNotAllowed = "method_not_allowed"
+	CodeUnavailable      = "unavailable"
 )
 
 // Error is an error with a stable code and a message safe to show a client.
@@ -50,6 +51,8 @@ func classify(err error) *Error {
 		return errorf(http.StatusNotFound, CodeNotFound, err.Error())
 	case errors.Is(err, inbox.ErrAnswered):
 		return errorf(http.StatusConflict, CodeConflict, "already answered")
+	case errors.Is(err, run.ErrShuttingDown):
+		return errorf(http.StatusServiceUnavailable, CodeUnavailable, err.Error())
 	case errors.Is(err, store.ErrConflict):
 		return errorf(http.StatusConflict, CodeConflict, err.Error())
 	}

@@ -15,8 +15,7 @@ import (
 
 // WebSocket close codes of our own (4000-4999 are the application's).
 const (
-	closeSlow    = 4008 // the client did not read fast enough
-	closeInvalid = 4000 // the client sent something that is not a message
+	closeSlow = 4008 // the client did not read fast enough
 )
 
 const (

@@ -86,6 +86,9 @@ type NodeFinishedData struct {
 	// For tool nodes: what the model receives.
 	Output  string `json:"output,omitempty"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Code classifies a tool's failure: invalid_arguments, unknown_tool,
+	// denied, not_found...
+	Code string `json:"code,omitempty"`
 	// DurationMS is the wall time of the node.
 	DurationMS int64 `json:"duration_ms"`
 }

@@ -260,7 +260,7 @@ func TestApproval(t *testing.T) {
 		}
 		evs := h.events(t, r.ID)
 		checkLog(t, evs)
-		if d := finished(t, evs, "n4"); d.Status != event.NodeDenied || !d.IsError || d.Output != m.Text {
+		if d := finished(t, evs, "n4"); d.Status != event.NodeDenied || !d.IsError || d.Code != "denied" || "error denied: "+d.Output != m.Text {
 			t.Errorf("tool node finished %+v; the model got %q", d, m.Text)
 		}
 		got, err := h.st.GetInteraction(context.Background(), it.ID)
@@ -354,8 +354,8 @@ func TestBadToolCalls(t *testing.T) {
 				t.Fatalf("%d model calls, want 2", len(reqs))
 			}
 			m := toolMessage(t, reqs[1], "call_1_0")
-			if !m.IsError || m.Text != d.Output {
-				t.Errorf("tool message %+v, want the node's error output %q", m, d.Output)
+			if d.Code == "" || !m.IsError || m.Text != "error "+d.Code+": "+d.Output {
+				t.Errorf("tool message %+v, want the node's code %q and error output %q", m, d.Code, d.Output)
 			}
 			if b, _ := os.ReadFile(filepath.Join(h.ws, "a.txt")); string(b) != "A\n" {
 				t.Errorf("a.txt changed to %q", b)

@@ -6,6 +6,8 @@ import "errors"
 var (
 	ErrInvalid  = errors.New("invalid run request")
 	ErrNotFound = errors.New("run not found")
+	// ErrShuttingDown is returned by Start after Shutdown.
+	ErrShuttingDown = errors.New("steward is shutting down: no new runs")
 )
 
 // Rejection codes of a command.

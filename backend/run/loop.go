@@ -96,7 +96,7 @@ func (s *Service) drive(ctx context.Context, r *runState) {
 				s.finish(ctx, r, err)
 				return
 			}
-			r.messages = append(r.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Text: res.Output, IsError: res.IsError})
+			r.messages = append(r.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Text: modelText(res), IsError: res.IsError})
 			prev = append(prev, toolNode)
 		}
 	}
@@ -193,7 +193,7 @@ func (s *Service) callTool(ctx context.Context, r *runState, parent, node string
 	})
 	end := func(status string, res tool.Result) (tool.Result, error) {
 		s.emit(r, event.NodeFinished, node, event.NodeFinishedData{
-			Status: status, Output: res.Output, IsError: res.IsError, DurationMS: time.Since(start).Milliseconds(),
+			Status: status, Output: res.Output, IsError: res.IsError, Code: res.Code, DurationMS: time.Since(start).Milliseconds(),
 		})
 		if status == event.NodeCancelled {
 			return res, ctx.Err()
@@ -292,4 +292,13 @@ func validJSON(b json.RawMessage) json.RawMessage {
 	}
 	q, _ := json.Marshal(string(b))
 	return q
+}
+
+// modelText is what the model reads of a result: a failure carries its
+// diagnostic code, so a model can tell bad arguments from a missing file.
+func modelText(res tool.Result) string {
+	if res.IsError && res.Code != "" {
+		return "error " + res.Code + ": " + res.Output
+	}
+	return res.Output
 }

@@ -93,6 +93,7 @@ type Service struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	active map[string]*active
+	closed bool // set by Shutdown: no run starts after it
 }
 
 type active struct {
@@ -159,7 +160,13 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	// as run.created is visible must find the run to stop, or it would
 	// record the end while this process goes on to drive the run.
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		cancel(nil)
+		return store.Run{}, ErrShuttingDown
+	}
 	s.active[id] = a
+	s.wg.Add(1) // under mu, so Shutdown's Wait never races an Add
 	s.mu.Unlock()
 	_, err = s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(id, event.RunCreated, "", event.RunCreatedData{
 		Agent:        event.AgentRef{ID: p.Agent.ID, Name: p.Agent.Name, Provider: m.Name, Model: m.Model, Demo: m.Demo},
@@ -175,6 +182,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		s.mu.Unlock()
 		cancel(nil)
 		close(a.done)
+		s.wg.Done()
 		return store.Run{}, fmt.Errorf("start run: %w", err)
 	}
 	rs := &runState{
@@ -182,7 +190,6 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		env:      tool.Env{RunID: id, Workspace: root.Path()},
 		messages: []llm.Message{{Role: llm.RoleUser, Text: instr}},
 	}
-	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer close(a.done)
@@ -319,6 +326,7 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 // or until ctx ends.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	s.closed = true
 	for _, a := range s.active {
 		a.cancel(errShutdown)
 	}
