@@ -31,7 +31,8 @@ type runState struct {
 	nodes    int
 	step     int
 	messages []llm.Message
-	pending  []*store.Pending
+	buf      []event.Event    // emitted, not yet handed to the store
+	pending  []*store.Pending // handed to the store, commit not yet seen
 }
 
 func (r *runState) newNode() string {
@@ -39,13 +40,26 @@ func (r *runState) newNode() string {
 	return "n" + strconv.Itoa(r.nodes)
 }
 
-// emit queues an event without waiting for its commit.
+// emit records an event. It is handed to the store at the next flush,
+// together with its neighbours, so that the events of a step commit in one
+// group rather than one by one.
 func (s *Service) emit(r *runState, typ event.Type, node string, data any) {
-	r.pending = append(r.pending, s.cfg.Store.Submit(event.New(r.id, typ, node, data)))
+	r.buf = append(r.buf, event.New(r.id, typ, node, data))
 }
 
-// sync waits until every emitted event has committed.
+// flush hands the emitted events to the store without waiting for their
+// commit. The loop flushes before anything that may take a while (a model
+// call, a wait for a person), so watchers see each event as it happens.
+func (s *Service) flush(r *runState) {
+	if len(r.buf) > 0 {
+		r.pending = append(r.pending, s.cfg.Store.SubmitAll(r.buf))
+		r.buf = nil
+	}
+}
+
+// sync flushes and waits until every emitted event has committed.
 func (s *Service) sync(r *runState) error {
+	s.flush(r)
 	var first error
 	for _, p := range r.pending {
 		if _, err := p.Wait(); err != nil && first == nil {
@@ -136,12 +150,14 @@ func (s *Service) callModel(ctx context.Context, r *runState, node string, after
 	for i, sp := range specs {
 		tools[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Schema: sp.Schema}
 	}
+	s.flush(r) // the node is visible while the model thinks
 	var buf []byte
 	lastFlush := start
 	flush := func() {
 		if len(buf) > 0 {
 			s.emit(r, event.LLMDelta, node, event.LLMDeltaData{Text: string(buf)})
 			buf = buf[:0]
+			s.flush(r)
 		}
 		lastFlush = time.Now()
 	}
@@ -273,6 +289,7 @@ func (s *Service) ask(ctx context.Context, r *runState, node string, call llm.To
 		return inbox.Decision{}, err
 	}
 	s.emit(r, event.RunStatus, "", event.RunStatusData{Status: string(Waiting), Reason: "approval of " + call.Name})
+	s.flush(r)
 	dec, err := s.cfg.Approver.Wait(ctx, id)
 	if err != nil {
 		return inbox.Decision{}, err

@@ -32,7 +32,7 @@ import (
 // Store is what the engine needs of the database.
 type Store interface {
 	Append(ctx context.Context, ev event.Event) (event.Event, error)
-	Submit(ev event.Event) *store.Pending
+	SubmitAll(evs []event.Event) *store.Pending
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	SaveCommand(ctx context.Context, runID, commandID, typ string, result []byte) ([]byte, bool, error)

@@ -19,9 +19,11 @@ const (
 	lingerYields = 4
 )
 
+// appendReq is one submission: one event, or several from one writer that
+// commit together and in order.
 type appendReq struct {
-	ev   event.Event
-	err  error
+	evs  []event.Event
+	err  error // the first failure among evs
 	done chan struct{}
 }
 
@@ -29,18 +31,26 @@ type appendReq struct {
 type Pending struct{ req *appendReq }
 
 // Wait blocks until the append committed (or failed) and returns the stored
-// event.
+// event (the last one, for SubmitAll).
 func (p *Pending) Wait() (event.Event, error) {
 	<-p.req.done
-	return p.req.ev, p.req.err
+	if len(p.req.evs) == 0 {
+		return event.Event{}, p.req.err
+	}
+	return p.req.evs[len(p.req.evs)-1], p.req.err
 }
 
 // Submit queues ev for the next group commit and returns without waiting, so
 // a writer that emits several events in a row pays for one commit. Events
 // submitted from one goroutine commit in submission order. Wait on the last
 // one before acting on the assumption that they are durable.
-func (s *Store) Submit(ev event.Event) *Pending {
-	req := &appendReq{ev: ev, done: make(chan struct{})}
+func (s *Store) Submit(ev event.Event) *Pending { return s.SubmitAll([]event.Event{ev}) }
+
+// SubmitAll queues several events that commit together, in order, in one
+// group; it is one hand-off to the writer where Submit would be several. An
+// event whose precondition fails is skipped and its error reported by Wait.
+func (s *Store) SubmitAll(evs []event.Event) *Pending {
+	req := &appendReq{evs: evs, done: make(chan struct{})}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
@@ -60,7 +70,7 @@ func (s *Store) Submit(ev event.Event) *Pending {
 // stored. Once submitted, the append completes even if ctx ends, so that a
 // caller never has to guess whether an event was written.
 func (s *Store) Append(ctx context.Context, ev event.Event) (event.Event, error) {
-	req := &appendReq{ev: ev, done: make(chan struct{})}
+	req := &appendReq{evs: []event.Event{ev}, done: make(chan struct{})}
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -74,7 +84,7 @@ func (s *Store) Append(ctx context.Context, ev event.Event) (event.Event, error)
 	}
 	s.mu.RUnlock()
 	<-req.done
-	return req.ev, req.err
+	return req.evs[0], req.err
 }
 
 func (s *Store) writeLoop() {
@@ -147,49 +157,25 @@ func (s *Store) commit(batch []*appendReq) {
 		return
 	}
 	tx := &stmtTx{Tx: sqltx, s: s, stmts: map[string]*sql.Stmt{}}
-	committed := make([]event.Event, 0, len(batch))
+	committed := make([]event.Event, 0, 2*len(batch))
 	for _, req := range batch {
-		ev := &req.ev
-		last, known := seqs[ev.RunID]
-		if !known {
-			err := tx.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, ev.RunID).Scan(&last)
-			switch {
-			case errors.Is(err, sql.ErrNoRows):
-				last = -1 // no such run yet
-			case err != nil:
+		for i := range req.evs {
+			ev := &req.evs[i]
+			fatal, err := s.place(ctx, tx, ev, seqs, now)
+			if fatal {
 				tx.Rollback()
-				fail(fmt.Errorf("append: %w", err))
+				fail(err)
 				return
 			}
-			seqs[ev.RunID] = last
-		}
-		switch {
-		case ev.Type == event.RunCreated && last != -1:
-			req.err = fmt.Errorf("append run.created: run %s exists: %w", ev.RunID, ErrConflict)
-			continue
-		case ev.Type != event.RunCreated && last == -1:
-			req.err = fmt.Errorf("append %s: run %s: %w", ev.Type, ev.RunID, ErrNotFound)
-			continue
-		}
-		if last < 0 {
-			last = 0
-		}
-		ev.Seq = last + 1
-		if ev.TS == 0 {
-			ev.TS = now
-		}
-		if err := project(ctx, tx, *ev); err != nil {
-			if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || errors.Is(err, errBadPayload) {
-				req.err = err // nothing was written for this item
+			if err != nil {
+				if req.err == nil {
+					req.err = err // nothing was written for this event
+				}
 				continue
 			}
-			tx.Rollback()
-			fail(fmt.Errorf("append %s: %w", ev.Type, err))
-			return
+			touched[ev.RunID] = ev.Seq
+			committed = append(committed, *ev)
 		}
-		seqs[ev.RunID] = ev.Seq
-		touched[ev.RunID] = ev.Seq
-		committed = append(committed, *ev)
 	}
 	if err := insertEvents(ctx, tx, committed); err != nil {
 		tx.Rollback()
@@ -213,6 +199,41 @@ func (s *Store) commit(batch []*appendReq) {
 	for _, req := range batch {
 		close(req.done)
 	}
+}
+
+// place gives ev its seq and time and applies it to the projections. A
+// failed precondition is an error with fatal false: nothing was written for
+// ev. Any other error is fatal to the group.
+func (s *Store) place(ctx context.Context, tx *stmtTx, ev *event.Event, seqs map[string]int64, now int64) (fatal bool, err error) {
+	last, known := seqs[ev.RunID]
+	if !known {
+		err := tx.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, ev.RunID).Scan(&last)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			last = -1 // no such run yet
+		case err != nil:
+			return true, fmt.Errorf("append: %w", err)
+		}
+		seqs[ev.RunID] = last
+	}
+	switch {
+	case ev.Type == event.RunCreated && last != -1:
+		return false, fmt.Errorf("append run.created: run %s exists: %w", ev.RunID, ErrConflict)
+	case ev.Type != event.RunCreated && last == -1:
+		return false, fmt.Errorf("append %s: run %s: %w", ev.Type, ev.RunID, ErrNotFound)
+	}
+	ev.Seq = max(last, 0) + 1
+	if ev.TS == 0 {
+		ev.TS = now
+	}
+	if err := project(ctx, tx, *ev); err != nil {
+		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || errors.Is(err, errBadPayload) {
+			return false, err
+		}
+		return true, fmt.Errorf("append %s: %w", ev.Type, err)
+	}
+	seqs[ev.RunID] = ev.Seq
+	return false, nil
 }
 
 // stmtTx runs the statements of one group commit through statements the

@@ -46,15 +46,22 @@ func BenchmarkAppendGroupCommit(b *testing.B) {
 }
 
 // BenchmarkAppendPipelined measures appends the way the engine makes them:
-// each of 4 live runs submits its events without waiting and waits for the
-// commit once every 8 events (before a side effect).
-func BenchmarkAppendPipelined(b *testing.B) {
+// each of 4 live runs hands over its events in groups (SubmitAll) without
+// waiting and waits for the commit once every 8 events, as a step does
+// before its tool call.
+func BenchmarkAppendPipelined(b *testing.B) { benchPipelined(b, 8) }
+
+// BenchmarkAppendPipelinedDeep is the same with 64 events between waits, as
+// a run that streams a long answer before its next tool call.
+func BenchmarkAppendPipelinedDeep(b *testing.B) { benchPipelined(b, 64) }
+
+func benchPipelined(b *testing.B, syncEvery int) {
 	st, err := store.Open(filepath.Join(b.TempDir(), "bench.db"), &store.Options{Publisher: event.NewBus()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	const runs, syncEvery = 4, 8
+	const runs = 4
 	for i := range runs {
 		if _, err := st.Append(context.Background(), created(fmt.Sprintf("r%d", i))); err != nil {
 			b.Fatal(err)
@@ -69,24 +76,38 @@ func BenchmarkAppendPipelined(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			run := fmt.Sprintf("r%d", i)
+			var group []event.Event
 			var pending []*store.Pending
-			for n := i; n < b.N; n += runs {
-				pending = append(pending, st.Submit(event.Event{RunID: run, Type: event.LLMDelta, NodeID: "n3", Data: data}))
-				if len(pending) == syncEvery {
-					for _, p := range pending {
-						if _, err := p.Wait(); err != nil {
-							b.Error(err)
-							return
-						}
+			wait := func() bool {
+				for _, p := range pending {
+					if _, err := p.Wait(); err != nil {
+						b.Error(err)
+						return false
 					}
-					pending = pending[:0]
+				}
+				pending = pending[:0]
+				return true
+			}
+			for n := i; n < b.N; n += runs {
+				group = append(group, event.Event{RunID: run, Type: event.LLMDelta, NodeID: "n3", Data: data})
+				if len(group) == 4 { // a step hands over a few events at a time
+					pending = append(pending, st.SubmitAll(group))
+					group = nil
+				}
+				if (n/runs+1)%syncEvery == 0 {
+					if len(group) > 0 {
+						pending = append(pending, st.SubmitAll(group))
+						group = nil
+					}
+					if !wait() {
+						return
+					}
 				}
 			}
-			for _, p := range pending {
-				if _, err := p.Wait(); err != nil {
-					b.Error(err)
-				}
+			if len(group) > 0 {
+				pending = append(pending, st.SubmitAll(group))
 			}
+			wait()
 		}()
 	}
 	wg.Wait()
