@@ -177,10 +177,21 @@ type server struct {
 	errc chan error
 }
 
-func startServer(s *services, addr, token string) (*server, error) {
+// startServer ends the runs a previous process left active, then serves the
+// API and the UI on addr.
+func startServer(s *services, addr string, getenv func(string) string) (*server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	token, err := s.cfg.Token(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if n, err := s.runs.Recover(context.Background()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		s.logger.Printf("marked %d run(s) left active by a previous process as interrupted", n)
 	}
 	extra := ""
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
@@ -243,16 +254,7 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer s.close()
-	token, err := s.cfg.Token(getenv)
-	if err != nil {
-		return err
-	}
-	if n, err := s.runs.Recover(context.Background()); err != nil {
-		return err
-	} else if n > 0 {
-		s.logger.Printf("marked %d run(s) left active by a previous process as interrupted", n)
-	}
-	srv, err := startServer(s, *addr, token)
+	srv, err := startServer(s, *addr, getenv)
 	if err != nil {
 		return err
 	}
@@ -288,14 +290,7 @@ func desktop(getenv func(string) string, stderr io.Writer) error {
 		return err
 	}
 	defer s.close()
-	token, err := s.cfg.Token(getenv)
-	if err != nil {
-		return err
-	}
-	if _, err := s.runs.Recover(context.Background()); err != nil {
-		return err
-	}
-	srv, err := startServer(s, "127.0.0.1:0", token)
+	srv, err := startServer(s, "127.0.0.1:0", getenv)
 	if err != nil {
 		return err
 	}

@@ -193,6 +193,7 @@ export type NodeFinishedData = {
   // tool nodes: what the model receives
   output?: string;
   is_error?: boolean;
+  code?: string; // why a tool call failed: invalid_arguments, unknown_tool, denied, ...
 };
 
 export type PolicyDecidedData = { effect: "allow" | "ask" | "deny"; reason: string };

@@ -112,10 +112,11 @@ describe("reduce", () => {
     const n = s.runs[run]!.nodes["n_tool"] as ToolNode;
     expect(n.status).toBe("denied");
     expect(n.approval?.feedback).toBe("no");
-    const done = reduce(s, { run_id: run, seq: 4, ts: 0, type: "node.finished", node_id: "n_tool", data: { status: "denied", duration_ms: 0, output: "denied: no", is_error: true } });
+    const done = reduce(s, { run_id: run, seq: 4, ts: 0, type: "node.finished", node_id: "n_tool", data: { status: "denied", duration_ms: 0, output: "denied: no", is_error: true, code: "denied" } });
     const m = done.runs[run]!.nodes["n_tool"] as ToolNode;
     expect(m.status).toBe("denied");
     expect(m.isError).toBe(true);
+    expect(m.code).toBe("denied");
   });
 
   it("keeps runs apart and records a failed run's error", () => {

@@ -61,6 +61,7 @@ export type ToolNode = NodeBase & {
   callId?: string;
   output?: string;
   isError: boolean;
+  code?: string;
   policy?: PolicyDecidedData;
   approval?: ApprovalState;
 };
@@ -179,7 +180,7 @@ function finishNode(n: TranscriptNode, ts: number, d: NodeFinishedData): Transcr
         usage: d.usage,
       };
     case "tool":
-      return { ...n, ...closed, output: d.output, isError: !!d.is_error };
+      return { ...n, ...closed, output: d.output, isError: !!d.is_error, code: d.code };
     default:
       return { ...n, ...closed };
   }

@@ -44,6 +44,7 @@ export const ToolCard = memo(function ToolCard({ runId, nodeId }: { runId: strin
       <Decision node={n} />
       {n.output !== undefined && n.output !== "" && (
         <pre className={`tool-output${n.isError ? " is-error" : ""}`}>
+          {n.code && <span className="tool-code">{n.code}: </span>}
           {n.output}
         </pre>
       )}
