@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Provider is a model backend.
@@ -127,6 +128,8 @@ type Error struct {
 	Kind       ErrorKind
 	StatusCode int
 	Message    string
+	// RetryAfter is the server's Retry-After, when it sent one.
+	RetryAfter time.Duration
 	Err        error
 }
 
