@@ -10,11 +10,13 @@ import (
 )
 
 // Providers an agent can name. Auto picks OpenAI (or a compatible server)
-// when one is configured and the built-in demo script otherwise.
+// when one is configured, else Anthropic when its key is set, else a local
+// server it finds, else the built-in demo script.
 const (
-	ProviderAuto   = "auto"
-	ProviderOpenAI = "openai"
-	ProviderScript = "script"
+	ProviderAuto      = "auto"
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+	ProviderScript    = "script"
 )
 
 // ModeAsk is the only permission mode of the walking skeleton: read tools run,
@@ -46,6 +48,9 @@ type Agent struct {
 	Tools        []string `json:"tools"`
 	Mode         string   `json:"mode"`
 	MaxSteps     int      `json:"max_steps"`
+	// BreakBefore lists tools whose calls pause the run first, like a
+	// debugger's breakpoints.
+	BreakBefore []string `json:"break_before,omitempty"`
 	// Script is "demo" or a path to a script file, for the script provider.
 	Script    string `json:"script,omitempty"`
 	CreatedAt int64  `json:"created_at"`
@@ -81,9 +86,9 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 		return bad("name %q must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", a.Name)
 	}
 	switch a.Provider {
-	case ProviderAuto, ProviderOpenAI, ProviderScript:
+	case ProviderAuto, ProviderOpenAI, ProviderAnthropic, ProviderScript:
 	default:
-		return bad("provider %q is not one of auto, openai, script", a.Provider)
+		return bad("provider %q is not one of auto, openai, anthropic, script", a.Provider)
 	}
 	if a.Mode != ModeAsk {
 		return bad("mode %q is not supported yet (only ask)", a.Mode)
@@ -96,6 +101,11 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 	}
 	if a.BaseURL != "" && !strings.HasPrefix(a.BaseURL, "http://") && !strings.HasPrefix(a.BaseURL, "https://") {
 		return bad("base_url %q must start with http:// or https://", a.BaseURL)
+	}
+	for _, t := range a.BreakBefore {
+		if !toolExists(t) {
+			return bad("break_before: unknown tool %q", t)
+		}
 	}
 	seen := map[string]bool{}
 	for _, t := range a.Tools {

@@ -71,6 +71,7 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
 		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
 		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
+		{method: "GET", path: "/api/v1/fs/dirs", summary: "The subfolders of a folder on this machine, for choosing a workspace (path: absolute or ~; empty for home)", auth: true, handler: h(s.listDirs), response: DirList{}},
 		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
 		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
 		{method: "GET", path: "/api/v1/ws", summary: "WebSocket: subscribe to events, send commands and answers", auth: true, handler: http.HandlerFunc(s.ws)},
@@ -208,7 +209,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended})
+	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore})
 	if err != nil {
 		return err
 	}

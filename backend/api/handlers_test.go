@@ -116,14 +116,14 @@ func TestCommands(t *testing.T) {
 		cmd   api.Command
 		want  api.CommandResult
 	}{
-		{"pause is not supported yet", live.ID, api.Command{CommandID: "p1", Type: "pause"},
-			api.CommandResult{CommandID: "p1", Status: "rejected", Code: "unsupported", Message: "pause is not supported yet"}},
+		{"continue of a waiting run", live.ID, api.Command{CommandID: "p1", Type: "continue"},
+			api.CommandResult{CommandID: "p1", Status: "rejected", Code: "invalid_state", Message: "continue needs a paused run; this one is waiting"}},
 		{"cancel of a completed run", done.ID, api.Command{CommandID: "c1", Type: "cancel"},
 			api.CommandResult{CommandID: "c1", Status: "rejected", Code: "terminal", Message: "the run is already completed"}},
 		// The same id again returns the first answer and does nothing, even
 		// as another command: the live run is not cancelled.
 		{"repeated id on a live run", live.ID, api.Command{CommandID: "p1", Type: "cancel"},
-			api.CommandResult{CommandID: "p1", Status: "rejected", Code: "unsupported", Message: "pause is not supported yet"}},
+			api.CommandResult{CommandID: "p1", Status: "rejected", Code: "invalid_state", Message: "continue needs a paused run; this one is waiting"}},
 		{"repeated id on a completed run", done.ID, api.Command{CommandID: "c1", Type: "cancel"},
 			api.CommandResult{CommandID: "c1", Status: "rejected", Code: "terminal", Message: "the run is already completed"}},
 	}
@@ -134,8 +134,8 @@ func TestCommands(t *testing.T) {
 			}
 		})
 	}
-	if got := e.getRun(live.ID); got.Status != "waiting" || !slices.Equal(got.Capabilities, []string{"cancel"}) {
-		t.Fatalf("live run is %s with capabilities %v, want waiting with [cancel]", got.Status, got.Capabilities)
+	if got := e.getRun(live.ID); got.Status != "waiting" || !slices.Equal(got.Capabilities, []string{"pause", "steer", "cancel", "fork"}) {
+		t.Fatalf("live run is %s with capabilities %v, want waiting with [pause steer cancel fork]", got.Status, got.Capabilities)
 	}
 
 	// A cancel is accepted once; its repeat returns the same answer.
@@ -146,8 +146,8 @@ func TestCommands(t *testing.T) {
 		}
 	}
 	got := e.waitStatus(live.ID, "cancelled")
-	if len(got.Capabilities) != 0 || got.PendingApprovals != 0 {
-		t.Errorf("cancelled run has capabilities %v and %d pending approvals, want none", got.Capabilities, got.PendingApprovals)
+	if !slices.Equal(got.Capabilities, []string{"fork"}) || got.PendingApprovals != 0 {
+		t.Errorf("cancelled run has capabilities %v and %d pending approvals, want only fork and none", got.Capabilities, got.PendingApprovals)
 	}
 	var inbox struct{ Interactions []api.Interaction }
 	e.call("GET", "/api/v1/interactions?run_id="+live.ID, nil, http.StatusOK, &inbox)
@@ -215,7 +215,7 @@ func TestDemoRunApproved(t *testing.T) {
 		r.Provider != "script" || r.Model != "demo-script" || !r.Demo || r.Mode != "ask" || r.LastSeq < 1 {
 		t.Errorf("started run %+v", r)
 	}
-	if !slices.Contains([]string{"queued", "running", "waiting"}, r.Status) || !slices.Equal(r.Capabilities, []string{"cancel"}) {
+	if !slices.Contains([]string{"queued", "running", "waiting"}, r.Status) || !slices.Contains(r.Capabilities, "cancel") {
 		t.Errorf("started run is %s with capabilities %v", r.Status, r.Capabilities)
 	}
 
@@ -244,7 +244,7 @@ func TestDemoRunApproved(t *testing.T) {
 	}
 
 	final := e.waitStatus(r.ID, "completed")
-	if final.PendingApprovals != 0 || final.Steps != 3 || final.Usage.InputTokens == 0 || final.Usage.OutputTokens == 0 || len(final.Capabilities) != 0 {
+	if final.PendingApprovals != 0 || final.Steps != 3 || final.Usage.InputTokens == 0 || final.Usage.OutputTokens == 0 || !slices.Equal(final.Capabilities, []string{"fork"}) {
 		t.Errorf("completed run %+v", final)
 	}
 	note, err := os.ReadFile(filepath.Join(ws, "steward-demo.md"))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"steward/backend/agent"
+	"steward/backend/event"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -39,12 +40,14 @@ type AgentInput struct {
 	Tools        []string `json:"tools,omitempty"`
 	Mode         string   `json:"mode,omitempty"`
 	MaxSteps     int      `json:"max_steps,omitempty"`
+	BreakBefore  []string `json:"break_before,omitempty"`
 	Script       string   `json:"script,omitempty"`
 }
 
 func (in AgentInput) agent() agent.Agent {
 	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
-		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps, Script: in.Script}
+		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
+		BreakBefore: in.BreakBefore, Script: in.Script}
 }
 
 // Usage is a token account.
@@ -76,24 +79,37 @@ type Run struct {
 	PendingApprovals int      `json:"pending_approvals"`
 	Usage            Usage    `json:"usage"`
 	Capabilities     []string `json:"capabilities"`
+	// Next says what a paused run does next; ForkedFrom names the run a fork
+	// came from.
+	Next       *event.Next `json:"next,omitempty"`
+	ForkedFrom string      `json:"forked_from,omitempty"`
 }
 
 func wireRun(r store.Run) Run {
-	return Run{ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
+	var next *event.Next
+	if r.Next != "" {
+		next = &event.Next{}
+		if json.Unmarshal([]byte(r.Next), next) != nil {
+			next = nil
+		}
+	}
+	interrupted := next != nil && next.Interrupted
+	return Run{Next: next, ForkedFrom: r.ForkedFrom, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
 		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
 		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
 		Steps: r.Steps, PendingApprovals: r.PendingApprovals,
 		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens},
-		Capabilities: run.Capabilities(run.Status(r.Status)),
+		Capabilities: run.Capabilities(run.Status(r.Status), interrupted),
 	}
 }
 
 // StartRun starts a run.
 type StartRun struct {
-	Agent        string `json:"agent"`
-	Instructions string `json:"instructions"`
-	Workspace    string `json:"workspace"`
-	Unattended   bool   `json:"unattended,omitempty"`
+	Agent        string   `json:"agent"`
+	Instructions string   `json:"instructions"`
+	Workspace    string   `json:"workspace"`
+	Unattended   bool     `json:"unattended,omitempty"`
+	BreakBefore  []string `json:"break_before,omitempty"`
 }
 
 // Interaction is an approval request.

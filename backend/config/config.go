@@ -18,8 +18,9 @@ import (
 // Config is the resolved configuration.
 type Config struct {
 	// Home is the data directory: database, token, blobs.
-	Home   string
-	OpenAI OpenAI
+	Home      string
+	OpenAI    OpenAI
+	Anthropic Anthropic
 	// Discover lets "auto" agents probe for a local model server.
 	Discover bool
 }
@@ -34,9 +35,20 @@ type OpenAI struct {
 // Configured reports whether a key or a server was given.
 func (o OpenAI) Configured() bool { return o.APIKey != "" || o.BaseURL != "" }
 
+// Anthropic configures the Anthropic provider.
+type Anthropic struct {
+	APIKey  string `json:"api_key,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+	Model   string `json:"model,omitempty"`
+}
+
+// Configured reports whether a key was given.
+func (a Anthropic) Configured() bool { return a.APIKey != "" }
+
 // file is the shape of config.json in the data directory.
 type file struct {
-	OpenAI OpenAI `json:"openai"`
+	OpenAI    OpenAI    `json:"openai"`
+	Anthropic Anthropic `json:"anthropic"`
 }
 
 // FileName is the config file inside the data directory.
@@ -61,9 +73,18 @@ func Load(getenv func(string) string) (Config, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
-			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {\"api_key\", \"base_url\", \"model\"}})", path, err)
+			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {...}, \"anthropic\": {...}} with api_key, base_url, model)", path, err)
 		}
-		c.OpenAI = f.OpenAI
+		c.OpenAI, c.Anthropic = f.OpenAI, f.Anthropic
+	}
+	if v := getenv("ANTHROPIC_API_KEY"); v != "" {
+		c.Anthropic.APIKey = v
+	}
+	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
+		c.Anthropic.BaseURL = v
+	}
+	if v := getenv("ANTHROPIC_MODEL"); v != "" {
+		c.Anthropic.Model = v
 	}
 	if v := getenv("OPENAI_API_KEY"); v != "" {
 		c.OpenAI.APIKey = v
@@ -77,8 +98,10 @@ func Load(getenv func(string) string) (Config, error) {
 			break
 		}
 	}
-	if u := c.OpenAI.BaseURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return Config{}, fmt.Errorf("OpenAI base URL %q must start with http:// or https://", u)
+	for name, u := range map[string]string{"OpenAI": c.OpenAI.BaseURL, "Anthropic": c.Anthropic.BaseURL} {
+		if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return Config{}, fmt.Errorf("%s base URL %q must start with http:// or https://", name, u)
+		}
 	}
 	return c, nil
 }

@@ -135,3 +135,21 @@ func TestDiscoverLocalServer(t *testing.T) {
 		t.Errorf("discovery off still found a server")
 	}
 }
+
+func TestAnthropicConfigured(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{"STEWARD_HOME": t.TempDir(), "ANTHROPIC_API_KEY": "sk-ant-x", "ANTHROPIC_MODEL": "claude-x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewModels(c)
+	got, err := m.Resolve(context.Background(), agent.Default())
+	if err != nil || got.Name != "anthropic" || got.Model != "claude-x" || got.Demo {
+		t.Errorf("auto with an Anthropic key: %+v %v", got, err)
+	}
+	a := agent.Default()
+	a.Provider = agent.ProviderAnthropic
+	if _, err := NewModels(Config{}).Resolve(context.Background(), a); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("anthropic without key: %v", err)
+	}
+}

@@ -9,13 +9,17 @@ import (
 	"time"
 
 	"steward/backend/agent"
+	"steward/backend/llm/anthropic"
 	"steward/backend/llm/openai"
 	"steward/backend/llm/script"
 	"steward/backend/run"
 )
 
-// DefaultOpenAIModel is used with OpenAI when no model is named.
-const DefaultOpenAIModel = "gpt-4o-mini"
+// Default models when none is named.
+const (
+	DefaultOpenAIModel    = "gpt-4o-mini"
+	DefaultAnthropicModel = "claude-sonnet-4-5"
+)
 
 // demoChunkDelay paces the demo script so a person sees text stream in.
 const demoChunkDelay = 25 * time.Millisecond
@@ -59,7 +63,15 @@ func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) 
 			return run.Model{}, fmt.Errorf("provider openai needs OPENAI_API_KEY or a base_url (for Ollama, llama.cpp, vLLM, LM Studio)")
 		}
 		return m.openai(o, a.Model), nil
+	case agent.ProviderAnthropic:
+		if !m.cfg.Anthropic.Configured() {
+			return run.Model{}, fmt.Errorf("provider anthropic needs ANTHROPIC_API_KEY")
+		}
+		return m.anthropic(a), nil
 	case agent.ProviderAuto:
+		if a.BaseURL == "" && !m.cfg.OpenAI.Configured() && m.cfg.Anthropic.Configured() {
+			return m.anthropic(a), nil
+		}
 		if a.BaseURL != "" || m.cfg.OpenAI.Configured() {
 			o := m.cfg.OpenAI
 			if a.BaseURL != "" {
@@ -82,6 +94,8 @@ func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) 
 // Describe says what "auto" resolves to, for the UI and `steward serve`.
 func (m *Models) Describe(ctx context.Context) (provider string, demo bool, note string) {
 	switch {
+	case !m.cfg.OpenAI.Configured() && m.cfg.Anthropic.Configured():
+		return "anthropic", false, "Agents set to auto use Anthropic."
 	case m.cfg.OpenAI.Configured():
 		base := m.cfg.OpenAI.BaseURL
 		if base == "" {
@@ -104,6 +118,22 @@ func (m *Models) openai(o OpenAI, model string) run.Model {
 	}
 	p := openai.New(openai.Config{APIKey: o.APIKey, BaseURL: o.BaseURL, Model: model})
 	return run.Model{Provider: p, Name: agent.ProviderOpenAI, Model: model}
+}
+
+func (m *Models) anthropic(a agent.Agent) run.Model {
+	c := m.cfg.Anthropic
+	if a.BaseURL != "" {
+		c.BaseURL = a.BaseURL
+	}
+	model := a.Model
+	if model == "" {
+		model = c.Model
+	}
+	if model == "" {
+		model = DefaultAnthropicModel
+	}
+	p := anthropic.New(anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: model})
+	return run.Model{Provider: p, Name: agent.ProviderAnthropic, Model: model}
 }
 
 func (m *Models) script(a agent.Agent) (run.Model, error) {

@@ -36,6 +36,9 @@ const (
 	PolicyDecided     Type = "policy.decided"     // PolicyDecidedData
 	ApprovalRequested Type = "approval.requested" // ApprovalRequestedData
 	ApprovalDecided   Type = "approval.decided"   // ApprovalDecidedData
+	ToolExecuting     Type = "tool.executing"     // ToolExecutingData
+	LLMAttempt        Type = "llm.attempt"        // LLMAttemptData
+	RunForked         Type = "run.forked"         // RunForkedData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics
@@ -56,7 +59,7 @@ func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 // stream (subscribers that watch all runs) as well as on the run's own stream.
 func (e Event) IsRunLevel() bool {
 	switch e.Type {
-	case RunCreated, RunStatus, ApprovalRequested, ApprovalDecided:
+	case RunCreated, RunStatus, ApprovalRequested, ApprovalDecided, RunForked:
 		return true
 	}
 	return false

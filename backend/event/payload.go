@@ -10,6 +10,37 @@ type RunCreatedData struct {
 	Mode         string   `json:"mode"`
 	MaxSteps     int      `json:"max_steps"`
 	Unattended   bool     `json:"unattended,omitempty"`
+	// Spec is the whole agent definition the run was started with, so that a
+	// run can be resumed after a restart whatever became of the agent.
+	Spec json.RawMessage `json:"spec,omitempty"`
+	// BreakBefore lists tool names the run pauses before, like breakpoints.
+	BreakBefore []string `json:"break_before,omitempty"`
+	// ForkedFrom and History describe a fork: the run and node it branched
+	// from, and the conversation up to that node, which its first model call
+	// continues.
+	ForkedFrom *NodeRef  `json:"forked_from,omitempty"`
+	History    []Message `json:"history,omitempty"`
+}
+
+// NodeRef names a node of a run.
+type NodeRef struct {
+	RunID  string `json:"run_id"`
+	NodeID string `json:"node_id"`
+}
+
+// Message is one message of a conversation carried by a fork.
+type Message struct {
+	Role       string     `json:"role"`
+	Text       string     `json:"text,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	IsError    bool       `json:"is_error,omitempty"`
+}
+
+// RunForkedData is recorded in a run when another run was forked from it.
+type RunForkedData struct {
+	NodeID string `json:"node_id"`
+	Fork   string `json:"fork"` // the new run's id
 }
 
 // AgentRef is the snapshot of the agent a run was started with.
@@ -28,6 +59,19 @@ type RunStatusData struct {
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Next says what the run does when it goes on; set when it pauses.
+	Next *Next `json:"next,omitempty"`
+}
+
+// Next is the action a paused run takes next.
+type Next struct {
+	Kind      string          `json:"kind"` // model or tool
+	NodeID    string          `json:"node_id,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Interrupted is set when the tool call started before a crash and its
+	// outcome is unknown: the person decides retry, skip or cancel.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Node kinds.
@@ -55,6 +99,22 @@ type NodeStartedData struct {
 	CallID    string          `json:"call_id,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Risk      string          `json:"risk,omitempty"`
+	// RetryOf is the interrupted node a retried tool call replaces.
+	RetryOf string `json:"retry_of,omitempty"`
+}
+
+// ToolExecutingData marks the moment a tool call starts its side effect. It
+// commits before the call runs: after a crash, a tool node with this mark and
+// no end is interrupted (its outcome is unknown), one without it never ran.
+type ToolExecutingData struct{}
+
+// LLMAttemptData records a failed attempt of a model call that will be
+// retried; the text streamed by that attempt is void.
+type LLMAttemptData struct {
+	Attempt   int    `json:"attempt"`
+	Kind      string `json:"kind"`
+	Error     string `json:"error"`
+	RetryInMS int64  `json:"retry_in_ms"`
 }
 
 // LLMDeltaData is a piece of streamed model text.

@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"strings"
@@ -212,9 +213,9 @@ func TestCommand(t *testing.T) {
 		}
 	})
 
-	t.Run("unsupported type", func(t *testing.T) {
+	t.Run("pause of a terminal run", func(t *testing.T) {
 		got := h.command(t, done.ID, run.Command{CommandID: "p1", Type: "pause"})
-		want := run.CommandResult{CommandID: "p1", Status: "rejected", Code: run.CodeUnsupported, Message: "pause is not supported yet"}
+		want := run.CommandResult{CommandID: "p1", Status: "rejected", Code: run.CodeTerminal, Message: "the run is already completed"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("pause (-want +got):\n%s", diff)
 		}
@@ -270,9 +271,10 @@ func TestCommand(t *testing.T) {
 func appendRun(t *testing.T, st *store.Store, id string, statuses ...string) {
 	t.Helper()
 	ctx := context.Background()
+	spec, _ := json.Marshal(testAgent())
 	if _, err := st.Append(ctx, event.New(id, event.RunCreated, "", event.RunCreatedData{
 		Agent: event.AgentRef{ID: "ag_old", Name: "old", Provider: "script", Model: "m"}, Instructions: "old work",
-		Workspace: t.TempDir(), Mode: "ask", MaxSteps: 10,
+		Workspace: t.TempDir(), Mode: "ask", MaxSteps: 10, Spec: spec,
 	})); err != nil {
 		t.Fatal(err)
 	}
@@ -298,11 +300,23 @@ func TestRecover(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("Recover = %d, %v; want 3", n, err)
 	}
+	// Each run left active is resumed and waits, paused, for a person.
 	for _, id := range []string{"old_running", "old_waiting", "old_queued"} {
-		r, err := h.st.GetRun(ctx, id)
-		if err != nil || r.Status != "failed" || r.Reason != "interrupted" || r.Error == "" {
-			t.Errorf("%s = %+v, %v", id, r, err)
+		r := h.waitStatus(t, id, run.Paused)
+		if r.Reason != "recovered" || r.Next == "" {
+			t.Errorf("%s = %+v", id, r)
 		}
+	}
+	// Continue takes one up where it stopped: its first model call.
+	if got := h.command(t, "old_running", run.Command{CommandID: "k1", Type: "continue"}); got != accepted("k1") {
+		t.Errorf("continue = %+v", got)
+	}
+	h.waitStatus(t, "old_running", run.Waiting)
+	h.command(t, "old_running", cancelCmd("k2"))
+	h.command(t, "old_waiting", cancelCmd("k3"))
+	h.command(t, "old_queued", cancelCmd("k4"))
+	for _, id := range []string{"old_running", "old_waiting", "old_queued"} {
+		h.waitStatus(t, id, run.Cancelled)
 	}
 	if r, _ := h.st.GetRun(ctx, "old_done"); r.Status != "completed" {
 		t.Errorf("completed run became %q", r.Status)
@@ -349,24 +363,64 @@ func TestShutdown(t *testing.T) {
 	if h.svc.Done(r.ID) != nil {
 		t.Error("run still active after Shutdown")
 	}
+	// The run is paused for the restart: the call waiting for approval never
+	// ran, so it stays open, and so does its approval.
 	got, err := h.st.GetRun(context.Background(), r.ID)
-	if err != nil || got.Status != string(run.Failed) || got.Reason != "shutdown" || got.Error == "" {
-		t.Errorf("run = %+v, %v; want failed with reason shutdown", got, err)
+	if err != nil || got.Status != string(run.Paused) || got.Reason != "shutdown" || !strings.Contains(got.Next, `"node_id":"n4"`) {
+		t.Errorf("run = %+v, %v; want paused with reason shutdown before n4", got, err)
 	}
-	evs := h.events(t, r.ID)
+	for _, ev := range h.events(t, r.ID) {
+		if ev.Type == event.NodeFinished && ev.NodeID == "n4" {
+			t.Errorf("the tool node that never ran was closed: %s", ev.Data)
+		}
+	}
+	if i, err := h.st.GetInteraction(context.Background(), it.ID); err != nil || i.Status != "pending" {
+		t.Errorf("interaction = %+v, %v; want it still pending", i, err)
+	}
+
+	// A new service on the same database resumes the run; the approval
+	// given now lets the call run exactly once.
+	h2 := h.restart(t)
+	if n, err := h2.svc.Recover(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Recover = %d, %v", n, err)
+	}
+	h2.waitStatus(t, r.ID, run.Paused)
+	if _, err := h2.in.Answer(context.Background(), it.ID, inboxApprove); err != nil {
+		t.Fatal(err)
+	}
+	h2.command(t, r.ID, run.Command{CommandID: "go", Type: "continue"})
+	if end := h2.waitEnd(t, r.ID, 5*time.Second); end.Status != "completed" {
+		t.Errorf("resumed run = %+v", end)
+	}
+	evs := h2.events(t, r.ID)
 	checkLog(t, evs)
-	if d := finished(t, evs, "n4"); d.Status != event.NodeCancelled {
-		t.Errorf("tool node = %+v", d)
+	executing := 0
+	for _, ev := range evs {
+		if ev.Type == event.ToolExecuting {
+			executing++
+		}
 	}
-	if i, err := h.st.GetInteraction(context.Background(), it.ID); err != nil || i.Status != "cancelled" {
-		t.Errorf("interaction = %+v, %v", i, err)
+	if executing != 1 {
+		t.Errorf("the write executed %d times, want 1", executing)
 	}
 }
 
-// hookStore is the real store with a function called after each append.
+// hookStore is a store with a function called after each append.
 type hookStore struct {
 	*store.Store
 	afterAppend func(ev event.Event)
+}
+
+// SubmitAll waits for the commit, so the hook sees each event after it is
+// durable, as with Append.
+func (s *hookStore) SubmitAll(evs []event.Event) *store.Pending {
+	p := s.Store.SubmitAll(evs)
+	if _, err := p.Wait(); err == nil {
+		for _, ev := range evs {
+			s.afterAppend(ev)
+		}
+	}
+	return p
 }
 
 func (s *hookStore) Append(ctx context.Context, ev event.Event) (event.Event, error) {

@@ -108,6 +108,8 @@ type harness struct {
 	cfg  run.Config // of svc
 	ws   string     // workspace directory
 	path string     // database file
+	m    run.Models
+	tls  []tool.Tool
 }
 
 func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
@@ -138,7 +140,46 @@ func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
 	}
 	h.cfg = run.Config{Store: st, Approver: h.in, Tools: h.reg, Models: m, NewID: newID, Logf: t.Logf}
 	h.svc = h.service(t, nil)
+	h.m, h.tls = m, extra
 	return h
+}
+
+// restart stops h's service and returns a harness over the same database
+// file and workspace with a new store, inbox and service, as a new process
+// after a restart. Ids keep counting where h's left off.
+func (h *harness) restart(t *testing.T) *harness {
+	t.Helper()
+	if err := h.svc.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	bus := event.NewBus()
+	st, err := store.Open(h.path, &store.Options{Publisher: bus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h2 := &harness{st: st, bus: bus, reg: h.reg, ws: h.ws, path: h.path, m: h.m, tls: h.tls}
+	h2.in = inbox.New(st, func() string { return h.cfg.NewID("ia") })
+	h2.cfg = h.cfg
+	h2.cfg.Store, h2.cfg.Approver = st, h2.in
+	h2.svc = h2.service(t, nil)
+	return h2
+}
+
+// waitStatus waits until the run has status want.
+func (h *harness) waitStatus(t *testing.T, id string, want run.Status) store.Run {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, err := h.st.GetRun(context.Background(), id)
+		if err == nil && run.Status(r.Status) == want {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s has status %q (%s), want %q", id, r.Status, r.Reason, want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // service returns a new Service over the harness's pieces, changed by edit

@@ -9,293 +9,252 @@ import (
 	"strconv"
 	"time"
 
-	"steward/backend/agent"
 	"steward/backend/event"
-	"steward/backend/inbox"
 	"steward/backend/llm"
-	"steward/backend/policy"
-	"steward/backend/store"
 	"steward/backend/tool"
 )
 
-// runState is what the driving goroutine knows of its run: a fold of the
-// events it wrote.
-type runState struct {
-	id         string
-	agent      agent.Agent
-	model      Model
-	env        tool.Env
-	unattended bool
-
-	root     string
-	nodes    int
-	step     int
-	messages []llm.Message
-	buf      []event.Event    // emitted, not yet handed to the store
-	pending  []*store.Pending // handed to the store, commit not yet seen
-}
-
-func (r *runState) newNode() string {
-	r.nodes++
-	return "n" + strconv.Itoa(r.nodes)
-}
-
-// emit records an event. It is handed to the store at the next flush,
-// together with its neighbours, so that the events of a step commit in one
-// group rather than one by one.
-func (s *Service) emit(r *runState, typ event.Type, node string, data any) {
-	r.buf = append(r.buf, event.New(r.id, typ, node, data))
-}
-
-// flush hands the emitted events to the store without waiting for their
-// commit. The loop flushes before anything that may take a while (a model
-// call, a wait for a person), so watchers see each event as it happens.
-func (s *Service) flush(r *runState) {
-	if len(r.buf) > 0 {
-		r.pending = append(r.pending, s.cfg.Store.SubmitAll(r.buf))
-		r.buf = nil
-	}
-}
-
-// sync flushes and waits until every emitted event has committed.
-func (s *Service) sync(r *runState) error {
-	s.flush(r)
-	var first error
-	for _, p := range r.pending {
-		if _, err := p.Wait(); err != nil && first == nil {
-			first = err
-		}
-	}
-	r.pending = r.pending[:0]
-	return first
-}
-
-// drive runs the step loop until the run ends.
-func (s *Service) drive(ctx context.Context, r *runState) {
-	s.emit(r, event.RunStatus, "", event.RunStatusData{Status: string(Running)})
-	r.root = r.newNode()
-	s.emit(r, event.NodeStarted, r.root, event.NodeStartedData{Kind: event.KindAgent, Label: r.agent.Name})
-	user := r.newNode()
-	s.emit(r, event.NodeStarted, user, event.NodeStartedData{Kind: event.KindUser, Parent: r.root, Label: "instructions", Text: r.messages[0].Text})
-	// Every node is closed by exactly one node.finished; a user message is
-	// complete as soon as it is recorded.
-	s.emit(r, event.NodeFinished, user, event.NodeFinishedData{Status: event.NodeSucceeded})
-	prev := []string{user}
+// drive runs the step loop until the run ends, pauses for a shutdown, or is
+// cancelled. Safe points are before each model call and each tool call.
+func (s *Service) drive(ctx context.Context, a *active) {
 	for {
-		if err := ctx.Err(); err != nil {
-			s.finish(ctx, r, nil)
+		a.mu.Lock()
+		act := a.st.next()
+		steps, max := a.st.step, a.st.agent.MaxSteps
+		a.mu.Unlock()
+		if ctx.Err() != nil {
+			s.finish(ctx, a, nil)
 			return
 		}
-		if r.step >= r.agent.MaxSteps {
-			s.finish(ctx, r, fmt.Errorf("reached max_steps (%d) before the model finished", r.agent.MaxSteps))
+		if act.kind == actDone {
+			s.finish(ctx, a, nil)
 			return
 		}
-		r.step++
-		llmNode := r.newNode()
-		resp, err := s.callModel(ctx, r, llmNode, prev)
+		if act.kind == actModel && steps >= max {
+			s.finish(ctx, a, fmt.Errorf("reached max_steps (%d) before the model finished", max))
+			return
+		}
+		if !s.safePoint(ctx, a, act) {
+			s.finish(ctx, a, nil)
+			return
+		}
+		var err error
+		switch act.kind {
+		case actModel:
+			err = s.callModel(ctx, a)
+		case actTool:
+			err = s.callTool(ctx, a)
+		}
 		if err != nil {
-			s.finish(ctx, r, err)
+			s.finish(ctx, a, err)
 			return
 		}
-		r.messages = append(r.messages, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
-		if len(resp.ToolCalls) == 0 {
-			s.finish(ctx, r, nil)
-			return
+		a.mu.Lock()
+		if a.stepping { // one action done: pause at the next safe point
+			a.stepping, a.pauseAsked, a.pauseReason = false, true, "step"
 		}
-		prev = prev[:0]
-		for _, call := range resp.ToolCalls {
-			toolNode := r.newNode()
-			res, err := s.callTool(ctx, r, llmNode, toolNode, call)
-			if err != nil {
-				s.finish(ctx, r, err)
-				return
+		a.mu.Unlock()
+	}
+}
+
+// safePoint pauses the run when a pause was asked, a breakpoint is reached
+// or an interrupted tool call awaits a decision, and waits until a command
+// lets it go on. It returns false when the run was cancelled meanwhile.
+func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
+	a.mu.Lock()
+	reason := ""
+	switch {
+	case act.kind == actTool && act.tool != nil && act.tool.interrupted && a.resolve == "":
+		reason = "interrupted: " + act.call.Name + " may or may not have run; retry, skip or cancel"
+	case a.pauseAsked:
+		reason = a.pauseReason
+	case act.kind == actTool && slices.Contains(a.st.breakBefore, act.call.Name) && !a.brokeAt[act.call.ID]:
+		a.brokeAt[act.call.ID] = true
+		reason = "breakpoint before " + act.call.Name
+	}
+	if reason == "" || ctx.Err() != nil {
+		a.mu.Unlock()
+		return ctx.Err() == nil
+	}
+	a.pauseAsked, a.pauseReason = false, ""
+	a.setStatusLocked(Paused, reason, "", act.describe())
+	a.mu.Unlock()
+	if err := a.sync(); err != nil {
+		s.cfg.Logf("run %s: record pause: %v", a.st.id, err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-a.wake:
+			if a.status() == Running {
+				return true
 			}
-			r.messages = append(r.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Text: modelText(res), IsError: res.IsError})
-			prev = append(prev, toolNode)
 		}
 	}
 }
 
-// finish records the end of the run: cancelled when ctx ended, failed when
+// finish records the end of the run: cancelled when ctx was cancelled,
+// paused when Steward shuts down (the next start resumes it), failed when
 // cause is set, completed otherwise.
-func (s *Service) finish(ctx context.Context, r *runState, cause error) {
-	st, reason, msg := Completed, "", ""
-	rootStatus := event.NodeSucceeded
+func (s *Service) finish(ctx context.Context, a *active, cause error) {
+	a.mu.Lock()
+	st, reason, msg, rootStatus := Completed, "", "", event.NodeSucceeded
 	switch {
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):
-		st, reason, msg, rootStatus = Failed, "shutdown", "Steward stopped during the run", event.NodeCancelled
+		a.setStatusLocked(Paused, "shutdown", "", a.st.next().describe())
+		a.mu.Unlock()
+		if err := a.sync(); err != nil {
+			s.cfg.Logf("run %s: record shutdown: %v", a.st.id, err)
+		}
+		return
 	case ctx.Err() != nil:
 		st, reason, rootStatus = Cancelled, "cancelled by the user", event.NodeCancelled
+		// The calls the model asked for and that never ran are shown as
+		// cancelled, so the graph says what was left undone.
+		for _, c := range slices.Clone(a.st.calls) {
+			t := a.st.tools[c.ID]
+			node := ""
+			if t == nil {
+				node = a.st.newNode()
+				a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM},
+					Label: c.Name, Tool: c.Name, CallID: c.ID, Arguments: validJSON(c.Arguments)})
+			} else if !t.finished && !t.interrupted {
+				node = t.node
+			}
+			if node != "" {
+				a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeCancelled, IsError: true, Code: tool.CodeCancelled,
+					Output: c.Name + " was not run: the run was cancelled"})
+			}
+		}
 	case cause != nil:
 		st, msg, rootStatus = Failed, cause.Error(), event.NodeFailed
 	}
-	s.emit(r, event.NodeFinished, r.root, event.NodeFinishedData{Status: rootStatus, Error: msg})
-	s.emit(r, event.RunStatus, "", event.RunStatusData{Status: string(st), Reason: reason, Error: msg})
-	if err := s.sync(r); err != nil {
-		s.cfg.Logf("run %s: record end: %v", r.id, err)
+	a.emitLocked(event.NodeFinished, a.st.root, event.NodeFinishedData{Status: rootStatus, Error: msg})
+	if a.st.status == Pausing && st == Completed {
+		reason = "the model finished before the pause"
+	}
+	a.setStatusLocked(st, reason, msg, nil)
+	a.mu.Unlock()
+	if err := a.sync(); err != nil {
+		s.cfg.Logf("run %s: record end: %v", a.st.id, err)
 	}
 }
 
-// callModel makes one model call as node, streaming its text into llm.delta
-// events. A cancelled context ends the node as cancelled and returns
-// ctx.Err(); any other failure ends it as failed.
-func (s *Service) callModel(ctx context.Context, r *runState, node string, after []string) (*llm.Response, error) {
+// interruptedBy is the node status of a call that ctx ended: interrupted by a
+// shutdown (the run resumes later), else cancelled.
+func interruptedBy(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), errShutdown) {
+		return event.NodeInterrupted
+	}
+	return event.NodeCancelled
+}
+
+// callModel makes one model call as a new node, streaming its text into
+// llm.delta events and retrying failures that a retry may cure. A cancelled
+// context ends the node and returns ctx.Err(); any other failure ends it as
+// failed and returns the error, which ends the run.
+func (s *Service) callModel(ctx context.Context, a *active) error {
 	start := time.Now()
-	s.emit(r, event.NodeStarted, node, event.NodeStartedData{
-		Kind: event.KindLLM, Parent: r.root, After: slices.Clone(after),
-		Label: "model call " + strconv.Itoa(r.step), Step: r.step, Model: r.model.Model,
+	a.mu.Lock()
+	node := a.st.newNode()
+	after := a.st.nextAfter()
+	step := a.st.step + 1
+	a.emitLocked(event.NodeStarted, node, event.NodeStartedData{
+		Kind: event.KindLLM, Parent: a.st.root, After: after,
+		Label: "model call " + strconv.Itoa(step), Step: step, Model: a.st.model.Model,
 	})
-	specs := s.cfg.Tools.Specs(r.agent.Tools...)
-	tools := make([]llm.ToolSpec, len(specs))
-	for i, sp := range specs {
-		tools[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Schema: sp.Schema}
+	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: s.toolSpecs(a.st.agent.Tools)}
+	provider := a.st.model.Provider
+	a.flushLocked() // the node is visible while the model thinks
+	a.mu.Unlock()
+
+	var resp *llm.Response
+	var err error
+	for attempt := 1; ; attempt++ {
+		resp, err = s.stream(ctx, a, node, provider, req)
+		if err == nil || ctx.Err() != nil || !llm.Retryable(err) || attempt > s.cfg.ModelRetries {
+			// An answer that arrived although ctx ended is recorded: it
+			// exists, and the run stops at its next safe point.
+			break
+		}
+		wait := backoff(attempt, err)
+		var le *llm.Error
+		errors.As(err, &le)
+		a.emit(event.LLMAttempt, node, event.LLMAttemptData{Attempt: attempt, Kind: string(le.Kind), Error: err.Error(), RetryInMS: wait.Milliseconds()})
+		a.flush()
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
 	}
-	s.flush(r) // the node is visible while the model thinks
-	var buf []byte
-	lastFlush := start
-	flush := func() {
-		if len(buf) > 0 {
-			s.emit(r, event.LLMDelta, node, event.LLMDeltaData{Text: string(buf)})
-			buf = buf[:0]
-			s.flush(r)
-		}
-		lastFlush = time.Now()
-	}
-	resp, err := r.model.Provider.Stream(ctx, llm.Request{
-		Model: r.model.Model, System: r.agent.SystemPrompt, Messages: r.messages, Tools: tools,
-	}, func(d llm.Delta) {
-		if d.Kind != llm.DeltaText {
-			return
-		}
-		// Coalesce tokens: one event per flush interval keeps the log small
-		// and the stream still looks live.
-		buf = append(buf, d.Text...)
-		if time.Since(lastFlush) >= s.cfg.DeltaFlush || len(buf) >= 4096 {
-			flush()
-		}
-	})
-	flush()
 	dur := time.Since(start).Milliseconds()
+	if err != nil && ctx.Err() != nil {
+		a.emit(event.NodeFinished, node, event.NodeFinishedData{Status: interruptedBy(ctx), Error: "model call stopped: " + context.Cause(ctx).Error(), DurationMS: dur})
+		return nil // drive sees ctx and ends the run
+	}
 	if err != nil {
-		status := event.NodeFailed
-		if ctx.Err() != nil {
-			status, err = event.NodeCancelled, ctx.Err()
-		} else {
-			err = fmt.Errorf("model call failed: %w", err)
-		}
-		s.emit(r, event.NodeFinished, node, event.NodeFinishedData{Status: status, Error: err.Error(), DurationMS: dur})
-		return nil, err
+		err = fmt.Errorf("model call failed: %w", err)
+		a.emit(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeFailed, Error: err.Error(), DurationMS: dur})
+		return err
 	}
 	calls := make([]event.ToolCall, len(resp.ToolCalls))
 	for i, c := range resp.ToolCalls {
 		calls[i] = event.ToolCall{ID: c.ID, Name: c.Name, Arguments: validJSON(c.Arguments)}
 	}
-	s.emit(r, event.NodeFinished, node, event.NodeFinishedData{
+	a.emit(event.NodeFinished, node, event.NodeFinishedData{
 		Status: event.NodeSucceeded, Text: resp.Text, ToolCalls: calls, StopReason: resp.StopReason, DurationMS: dur,
 		Usage: &event.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, CachedTokens: resp.Usage.CachedTokens},
 	})
-	return resp, nil
+	return nil
 }
 
-// callTool runs one tool call as node: checks, policy, approval, the call.
-// The returned result is what the model sees. An error means the run must
-// end (cancelled, or the log could not be written).
-func (s *Service) callTool(ctx context.Context, r *runState, parent, node string, call llm.ToolCall) (tool.Result, error) {
-	start := time.Now()
-	spec, known := s.cfg.Tools.Lookup(call.Name)
-	s.emit(r, event.NodeStarted, node, event.NodeStartedData{
-		Kind: event.KindTool, Parent: parent, After: []string{parent}, Label: call.Name,
-		Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: string(spec.Risk),
+// stream makes one attempt, coalescing streamed text into llm.delta events:
+// one event per flush interval keeps the log small and the stream live.
+func (s *Service) stream(ctx context.Context, a *active, node string, p llm.Provider, req llm.Request) (*llm.Response, error) {
+	var buf []byte
+	last := time.Now()
+	flush := func() {
+		if len(buf) > 0 {
+			a.emit(event.LLMDelta, node, event.LLMDeltaData{Text: string(buf)})
+			a.flush()
+			buf = buf[:0]
+		}
+		last = time.Now()
+	}
+	resp, err := p.Stream(ctx, req, func(d llm.Delta) {
+		if d.Kind != llm.DeltaText {
+			return
+		}
+		buf = append(buf, d.Text...)
+		if time.Since(last) >= s.cfg.DeltaFlush || len(buf) >= 4096 {
+			flush()
+		}
 	})
-	end := func(status string, res tool.Result) (tool.Result, error) {
-		s.emit(r, event.NodeFinished, node, event.NodeFinishedData{
-			Status: status, Output: res.Output, IsError: res.IsError, Code: res.Code, DurationMS: time.Since(start).Milliseconds(),
-		})
-		if status == event.NodeCancelled {
-			return res, ctx.Err()
-		}
-		return res, nil
-	}
-	// broken ends the node on a system failure that ends the run, so that
-	// the node does not stay open in the graph.
-	broken := func(err error) (tool.Result, error) {
-		s.emit(r, event.NodeFinished, node, event.NodeFinishedData{
-			Status: event.NodeFailed, Error: err.Error(), DurationMS: time.Since(start).Milliseconds(),
-		})
-		return tool.Result{}, err
-	}
-	if !known || !slices.Contains(r.agent.Tools, call.Name) {
-		return end(event.NodeFailed, tool.Errorf(tool.CodeUnknownTool,
-			fmt.Sprintf("unknown tool %q; this agent can use: %v", call.Name, r.agent.Tools)))
-	}
-	if res, ok := s.cfg.Tools.Validate(call.Name, call.Arguments); !ok {
-		return end(event.NodeFailed, res)
-	}
-	d := policy.Decide(policy.Input{Mode: r.agent.Mode, Tool: call.Name, Risk: spec.Risk, Unattended: r.unattended})
-	s.emit(r, event.PolicyDecided, node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
-	switch d.Effect {
-	case policy.Deny:
-		return end(event.NodeDenied, tool.Errorf("denied", "denied by policy: "+d.Reason))
-	case policy.Ask:
-		dec, err := s.ask(ctx, r, node, call, spec, d.Reason)
-		if err != nil {
-			if ctx.Err() != nil {
-				return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, "cancelled while waiting for approval"))
-			}
-			return broken(err)
-		}
-		if dec.Decision != "approve" {
-			msg := "The user denied this call."
-			if dec.Feedback != "" {
-				msg += " Their feedback: " + dec.Feedback
-			}
-			return end(event.NodeDenied, tool.Errorf("denied", msg))
-		}
-	}
-	// The call is a side effect: everything before it must be durable.
-	if err := s.sync(r); err != nil {
-		return broken(fmt.Errorf("record before %s: %w", call.Name, err))
-	}
-	// A safe point: once the run is cancelled no tool call may start, not
-	// even one approved a moment before.
-	if ctx.Err() != nil {
-		return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, call.Name+" was not started: the run was cancelled"))
-	}
-	res, err := s.cfg.Tools.Call(ctx, r.env, call.Name, call.Arguments)
-	// A call that succeeded although the run was cancelled meanwhile made its
-	// effect: it is recorded as a success, and the run stops at the next safe
-	// point.
-	switch {
-	case ctx.Err() != nil && (err != nil || res.IsError):
-		return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, call.Name+" was cancelled"))
-	case err != nil:
-		s.cfg.Logf("run %s: tool %s: %v", r.id, call.Name, err)
-		return end(event.NodeFailed, tool.Errorf("internal", fmt.Sprintf("%s failed inside Steward: %v", call.Name, err)))
-	case res.IsError:
-		return end(event.NodeFailed, res)
-	}
-	return end(event.NodeSucceeded, res)
+	flush()
+	return resp, err
 }
 
-// ask opens an approval and waits for it, moving the run to waiting and back.
-func (s *Service) ask(ctx context.Context, r *runState, node string, call llm.ToolCall, spec tool.Spec, reason string) (inbox.Decision, error) {
-	if err := s.sync(r); err != nil {
-		return inbox.Decision{}, err
+// backoff is the wait before retry number attempt: the server's Retry-After
+// when it sent one (capped), else exponential from 500 ms with ±25% jitter.
+func backoff(attempt int, err error) time.Duration {
+	const maxWait = 30 * time.Second
+	var le *llm.Error
+	if errors.As(err, &le) && le.RetryAfter > 0 {
+		return min(le.RetryAfter, maxWait)
 	}
-	id, err := s.cfg.Approver.Open(context.WithoutCancel(ctx), inbox.Request{
-		RunID: r.id, NodeID: node, Tool: call.Name, Arguments: call.Arguments, Risk: string(spec.Risk), Reason: reason,
-	})
-	if err != nil {
-		return inbox.Decision{}, err
+	d := 500 * time.Millisecond << (attempt - 1)
+	jitter := time.Duration(float64(d) * (0.75 + 0.5*randFloat()))
+	return min(jitter, maxWait)
+}
+
+func (s *Service) toolSpecs(names []string) []llm.ToolSpec {
+	specs := s.cfg.Tools.Specs(names...)
+	out := make([]llm.ToolSpec, len(specs))
+	for i, sp := range specs {
+		out[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Schema: sp.Schema}
 	}
-	s.emit(r, event.RunStatus, "", event.RunStatusData{Status: string(Waiting), Reason: "approval of " + call.Name})
-	s.flush(r)
-	dec, err := s.cfg.Approver.Wait(ctx, id)
-	if err != nil {
-		return inbox.Decision{}, err
-	}
-	s.emit(r, event.RunStatus, "", event.RunStatusData{Status: string(Running)})
-	return dec, nil
+	return out
 }
 
 // validJSON keeps a model's malformed arguments visible in the log without

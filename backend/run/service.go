@@ -16,6 +16,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,7 @@ type Store interface {
 	Append(ctx context.Context, ev event.Event) (event.Event, error)
 	SubmitAll(evs []event.Event) *store.Pending
 	GetRun(ctx context.Context, id string) (store.Run, error)
+	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	SaveCommand(ctx context.Context, runID, commandID, typ string, result []byte) ([]byte, bool, error)
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
@@ -83,6 +86,10 @@ type Config struct {
 	// DeltaFlush bounds how long streamed text is held before it is written
 	// as one llm.delta event; 40ms by default.
 	DeltaFlush time.Duration
+	// ModelRetries is how many times a failed model call is tried again when
+	// a retry may help (network errors, 408, 429, 5xx); 2 by default, 0
+	// with a negative value.
+	ModelRetries int
 }
 
 // Service runs agents.
@@ -93,12 +100,8 @@ type Service struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	active map[string]*active
-	closed bool // set by Shutdown: no run starts after it
-}
-
-type active struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
+	closed bool       // set by Shutdown: no run starts after it
+	cmdMu  sync.Mutex // commands apply one at a time, so a repeated id applies once
 }
 
 // errCancelled and errShutdown are the causes of a run's context ending.
@@ -115,8 +118,14 @@ func New(cfg Config) *Service {
 	if cfg.DeltaFlush == 0 {
 		cfg.DeltaFlush = 40 * time.Millisecond
 	}
+	switch {
+	case cfg.ModelRetries == 0:
+		cfg.ModelRetries = 2
+	case cfg.ModelRetries < 0:
+		cfg.ModelRetries = 0
+	}
 	// The cause reaches every run's context, so a run started while
-	// Shutdown runs still records why it ended.
+	// Shutdown runs still records why it stopped.
 	base, stop := context.WithCancelCause(context.Background())
 	return &Service{cfg: cfg, base: base, stop: stop, active: map[string]*active{}}
 }
@@ -127,6 +136,8 @@ type StartParams struct {
 	Instructions string
 	Workspace    string
 	Unattended   bool
+	// BreakBefore adds tool names to pause before, to the agent's own.
+	BreakBefore []string
 }
 
 // maxInstructions bounds the first user message.
@@ -145,6 +156,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	if strings.TrimSpace(p.Workspace) == "" {
 		return store.Run{}, fmt.Errorf("%w: workspace is empty", ErrInvalid)
 	}
+	for _, t := range p.BreakBefore {
+		if _, ok := s.cfg.Tools.Lookup(t); !ok {
+			return store.Run{}, fmt.Errorf("%w: break_before: unknown tool %q", ErrInvalid, t)
+		}
+	}
 	root, err := workspace.Open(p.Workspace)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
@@ -153,55 +169,89 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	if err != nil {
 		return store.Run{}, fmt.Errorf("%w: agent %s: %v", ErrInvalid, p.Agent.Name, err)
 	}
-	id := s.cfg.NewID("run")
-	runCtx, cancel := context.WithCancelCause(s.base)
-	a := &active{cancel: cancel, done: make(chan struct{})}
-	// Registered before the run is recorded: a cancel that arrives as soon
-	// as run.created is visible must find the run to stop, or it would
-	// record the end while this process goes on to drive the run.
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		cancel(nil)
-		return store.Run{}, ErrShuttingDown
+	spec, err := json.Marshal(p.Agent)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("start run: %w", err)
 	}
-	s.active[id] = a
-	s.wg.Add(1) // under mu, so Shutdown's Wait never races an Add
-	s.mu.Unlock()
-	_, err = s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(id, event.RunCreated, "", event.RunCreatedData{
+	id := s.cfg.NewID("run")
+	st := newRunState(id)
+	st.model, st.unattended = m, p.Unattended
+	st.env = tool.Env{RunID: id, Workspace: root.Path()}
+	created := event.RunCreatedData{
 		Agent:        event.AgentRef{ID: p.Agent.ID, Name: p.Agent.Name, Provider: m.Name, Model: m.Model, Demo: m.Demo},
 		Instructions: instr,
 		Workspace:    root.Path(),
 		Mode:         p.Agent.Mode,
 		MaxSteps:     p.Agent.MaxSteps,
 		Unattended:   p.Unattended,
-	}))
+		Spec:         spec,
+		BreakBefore:  union(p.Agent.BreakBefore, p.BreakBefore),
+	}
+	a, err := s.launch(ctx, st, func(a *active) {
+		a.emitLocked(event.RunCreated, "", created)
+	}, func(a *active) {
+		a.mu.Lock()
+		a.setStatusLocked(Running, "", "", nil)
+		a.st.root = a.st.newNode()
+		a.emitLocked(event.NodeStarted, a.st.root, event.NodeStartedData{Kind: event.KindAgent, Label: p.Agent.Name})
+		user := a.st.newNode()
+		a.emitLocked(event.NodeStarted, user, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "instructions", Text: instr})
+		// Every node is closed by exactly one node.finished; a user message
+		// is complete as soon as it is recorded.
+		a.emitLocked(event.NodeFinished, user, event.NodeFinishedData{Status: event.NodeSucceeded})
+		a.mu.Unlock()
+	})
 	if err != nil {
+		return store.Run{}, err
+	}
+	_ = a // the goroutine owns it now
+	return s.cfg.Store.GetRun(ctx, id)
+}
+
+// launch registers a run as active, records its first events (first, which
+// must commit before launch returns), and starts its goroutine, which runs
+// then before the step loop.
+func (s *Service) launch(ctx context.Context, st *runState, first, then func(*active)) (*active, error) {
+	runCtx, cancel := context.WithCancelCause(s.base)
+	a := newActive(s, st, cancel)
+	// Registered before the run is recorded: a cancel that arrives as soon
+	// as run.created is visible must find the run to stop.
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		cancel(nil)
+		return nil, ErrShuttingDown
+	}
+	s.active[st.id] = a
+	s.wg.Add(1) // under mu, so Shutdown's Wait never races an Add
+	s.mu.Unlock()
+	a.mu.Lock()
+	first(a)
+	a.mu.Unlock()
+	if err := a.sync(); err != nil {
 		s.mu.Lock()
-		delete(s.active, id)
+		delete(s.active, st.id)
 		s.mu.Unlock()
 		cancel(nil)
 		close(a.done)
 		s.wg.Done()
-		return store.Run{}, fmt.Errorf("start run: %w", err)
-	}
-	rs := &runState{
-		id: id, agent: p.Agent, model: m, unattended: p.Unattended,
-		env:      tool.Env{RunID: id, Workspace: root.Path()},
-		messages: []llm.Message{{Role: llm.RoleUser, Text: instr}},
+		return nil, fmt.Errorf("start run: %w", err)
 	}
 	go func() {
 		defer s.wg.Done()
 		defer close(a.done)
 		defer func() {
 			s.mu.Lock()
-			delete(s.active, id)
+			delete(s.active, st.id)
 			s.mu.Unlock()
 			cancel(nil)
 		}()
-		s.drive(runCtx, rs)
+		if then != nil {
+			then(a)
+		}
+		s.drive(runCtx, a)
 	}()
-	return s.cfg.Store.GetRun(ctx, id)
+	return a, nil
 }
 
 // Done returns a channel closed when the run's goroutine has ended, or nil
@@ -215,115 +265,15 @@ func (s *Service) Done(runID string) <-chan struct{} {
 	return nil
 }
 
-// Command is a control command.
-type Command struct {
-	CommandID string `json:"command_id"`
-	Type      string `json:"type"`
-	Text      string `json:"text,omitempty"`
-	NodeID    string `json:"node_id,omitempty"`
-}
-
-// CommandResult is the answer to a command.
-type CommandResult struct {
-	CommandID string `json:"command_id"`
-	Status    string `json:"status"` // accepted or rejected
-	Code      string `json:"code,omitempty"`
-	Message   string `json:"message,omitempty"`
-}
-
-var commandTypes = map[string]bool{"pause": true, "continue": true, "step": true, "steer": true, "cancel": true, "fork": true, "retry": true}
-
-// Command applies c to the run. A command_id seen before returns the first
-// answer and changes nothing. Errors wrap ErrInvalid or ErrNotFound.
-func (s *Service) Command(ctx context.Context, runID string, c Command) (CommandResult, error) {
-	if strings.TrimSpace(c.CommandID) == "" || len(c.CommandID) > 128 {
-		return CommandResult{}, fmt.Errorf("%w: command_id must be 1-128 characters", ErrInvalid)
-	}
-	if !commandTypes[c.Type] {
-		return CommandResult{}, fmt.Errorf("%w: command type %q is not one of pause, continue, step, steer, cancel, fork, retry", ErrInvalid, c.Type)
-	}
-	if first, ok, err := s.cfg.Store.LookupCommand(ctx, runID, c.CommandID); err != nil {
-		return CommandResult{}, err
-	} else if ok {
-		var res CommandResult
-		return res, json.Unmarshal(first, &res)
-	}
-	r, err := s.cfg.Store.GetRun(ctx, runID)
-	if errors.Is(err, store.ErrNotFound) {
-		return CommandResult{}, fmt.Errorf("%w: %s", ErrNotFound, runID)
-	}
-	if err != nil {
-		return CommandResult{}, err
-	}
-	res := s.apply(ctx, r, c)
-	b, _ := json.Marshal(res)
-	first, dup, err := s.cfg.Store.SaveCommand(context.WithoutCancel(ctx), runID, c.CommandID, c.Type, b)
-	if err != nil {
-		return CommandResult{}, err
-	}
-	if dup { // a concurrent twin won the race: its answer stands
-		var prev CommandResult
-		return prev, json.Unmarshal(first, &prev)
-	}
-	return res, nil
-}
-
-func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResult {
-	res := CommandResult{CommandID: c.CommandID, Status: "rejected"}
-	if c.Type != "cancel" {
-		res.Code, res.Message = CodeUnsupported, c.Type+" is not supported yet"
-		return res
-	}
-	if Status(r.Status).Terminal() {
-		res.Code, res.Message = CodeTerminal, "the run is already "+r.Status
-		return res
-	}
+func (s *Service) lookup(runID string) *active {
 	s.mu.Lock()
-	a, ok := s.active[r.ID]
-	s.mu.Unlock()
-	if ok {
-		a.cancel(errCancelled)
-	} else {
-		// Nobody drives this run in this process (it was left behind by a
-		// stopped server): record the end directly.
-		_, err := s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(r.ID, event.RunStatus, "",
-			event.RunStatusData{Status: string(Cancelled), Reason: "cancelled by the user"}))
-		if err != nil {
-			res.Code, res.Message = CodeInvalidState, "could not record the cancel: "+err.Error()
-			return res
-		}
-	}
-	res.Status = "accepted"
-	return res
+	defer s.mu.Unlock()
+	return s.active[runID]
 }
 
-// Recover ends the runs that a previous process left active: until crash
-// recovery lands they are marked failed with reason "interrupted", so none
-// stays "running" forever. Call it once at server start.
-func (s *Service) Recover(ctx context.Context) (int, error) {
-	runs, err := s.cfg.Store.ListRuns(ctx, store.RunFilter{Statuses: []string{string(Queued), string(Running), string(Waiting)}, Limit: 10000})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, r := range runs {
-		if s.Done(r.ID) != nil {
-			continue
-		}
-		_, err := s.cfg.Store.Append(ctx, event.New(r.ID, event.RunStatus, "", event.RunStatusData{
-			Status: string(Failed), Reason: "interrupted",
-			Error: "Steward stopped while this run was active; it cannot be resumed yet",
-		}))
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
-}
-
-// Shutdown stops every active run (each records its end) and waits for them,
-// or until ctx ends.
+// Shutdown stops every active run and waits for them, or until ctx ends. A
+// run stopped this way records a pause with reason shutdown (its in-flight
+// call interrupted), and the next start resumes it as recovered.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
@@ -341,3 +291,15 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func randFloat() float64 { return rand.Float64() }

@@ -1,44 +1,81 @@
 package run
 
+import "slices"
+
 // Status of a run.
+//
+// The state machine (every legal move; anything else is a bug):
+//
+//	queued  → running | paused | failed | cancelled
+//	running → pausing | paused | waiting | completed | failed | cancelled
+//	pausing → paused | completed | failed | cancelled
+//	waiting → running | pausing | paused | failed | cancelled
+//	paused  → running | paused | failed | cancelled
+//
+// completed, failed and cancelled are terminal. running → paused is a
+// breakpoint or the end of a step; queued → paused is a fork, which starts
+// paused; pausing → completed is a pause asked while the model's last answer
+// was on its way; waiting → paused and paused → paused happen when a run is
+// resumed after a restart (reason recovered).
 type Status string
 
-// Statuses. pausing and paused come with the runtime issue; the table below
-// leaves room for them.
+// Statuses.
 const (
 	Queued    Status = "queued"
 	Running   Status = "running"
+	Pausing   Status = "pausing" // a pause was asked; the run stops at its next safe point
+	Paused    Status = "paused"  // stopped at a safe point; Next says what comes next
 	Waiting   Status = "waiting" // an approval is open
 	Completed Status = "completed"
 	Failed    Status = "failed"
 	Cancelled Status = "cancelled"
 )
 
-// transitions is the legal-move table of the run state machine. Terminal
-// statuses have no way out.
+// Statuses lists every status, in the order of the table above.
+var Statuses = []Status{Queued, Running, Pausing, Waiting, Paused, Completed, Failed, Cancelled}
+
 var transitions = map[Status][]Status{
-	Queued:  {Running, Failed, Cancelled},
-	Running: {Waiting, Completed, Failed, Cancelled},
-	Waiting: {Running, Failed, Cancelled},
+	Queued:  {Running, Paused, Failed, Cancelled},
+	Running: {Pausing, Paused, Waiting, Completed, Failed, Cancelled},
+	Pausing: {Paused, Completed, Failed, Cancelled},
+	Waiting: {Running, Pausing, Paused, Failed, Cancelled},
+	Paused:  {Running, Paused, Failed, Cancelled},
 }
 
 // CanTransition reports whether a run may go from one status to another.
-func CanTransition(from, to Status) bool {
-	for _, s := range transitions[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
-}
+func CanTransition(from, to Status) bool { return slices.Contains(transitions[from], to) }
 
 // Terminal reports whether s ends a run.
 func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
 
-// Capabilities lists the commands that are legal for a run in status s.
-func Capabilities(s Status) []string {
-	if s.Terminal() {
-		return []string{}
+// Command types.
+const (
+	CmdPause    = "pause"
+	CmdContinue = "continue"
+	CmdStep     = "step"
+	CmdSteer    = "steer"
+	CmdCancel   = "cancel"
+	CmdFork     = "fork"
+	CmdRetry    = "retry"
+	CmdSkip     = "skip"
+)
+
+// Capabilities lists the commands that are legal for a run in status s;
+// interrupted says that a paused run waits for a decision on an interrupted
+// tool call (retry, skip or cancel) rather than for continue or step.
+func Capabilities(s Status, interrupted bool) []string {
+	switch s {
+	case Queued:
+		return []string{CmdCancel}
+	case Running, Waiting:
+		return []string{CmdPause, CmdSteer, CmdCancel, CmdFork}
+	case Pausing:
+		return []string{CmdSteer, CmdCancel, CmdFork}
+	case Paused:
+		if interrupted {
+			return []string{CmdRetry, CmdSkip, CmdSteer, CmdCancel, CmdFork}
+		}
+		return []string{CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork}
 	}
-	return []string{"cancel"}
+	return []string{CmdFork}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -19,15 +20,16 @@ const (
 		SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->5 FROM json_each(jsonb(?))`
 	qLastSeq   = `UPDATE runs SET last_seq = ?, updated_at = ? WHERE id = ?`
 	qInsertRun = `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
-			provider, model, demo, unattended, max_steps, created_at, updated_at)
-			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qRunStatus  = `UPDATE runs SET status = ?, reason = ?, error = ? WHERE id = ?`
+			provider, model, demo, unattended, max_steps, created_at, updated_at, forked_from)
+			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qRunStatus  = `UPDATE runs SET status = ?, reason = ?, error = ?, next = ? WHERE id = ?`
 	qCancelOpen = `UPDATE interactions SET status = 'cancelled', answered_at = ?
 				WHERE run_id = ? AND status = 'pending'`
 	qInsertNode = `INSERT INTO nodes(run_id, id, seq, kind, status, label, parent, tool, started_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qParentEdge = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'parent')`
 	qAfterEdge  = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'after')`
+	qForkEdge   = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'fork')`
 	qStep       = `UPDATE runs SET steps = steps + 1 WHERE id = ?`
 	qFinishNode = `UPDATE nodes SET status = ?, finished_at = ? WHERE run_id = ? AND id = ?`
 	qUsage      = `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
@@ -40,7 +42,14 @@ const (
 	qNodeStatus = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
 )
 
-var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qStep, qFinishNode, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus}
+var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qForkEdge, qStep, qFinishNode, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus}
+
+func forkedFrom(r *event.NodeRef) string {
+	if r == nil {
+		return ""
+	}
+	return r.RunID
+}
 
 // terminal run statuses close every open interaction of the run.
 var terminal = map[string]bool{"completed": true, "failed": true, "cancelled": true}
@@ -63,7 +72,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		}
 		_, err := tx.ExecContext(ctx, qInsertRun,
 			ev.RunID, d.Agent.ID, d.Agent.Name, d.Instructions, d.Workspace, d.Mode,
-			d.Agent.Provider, d.Agent.Model, d.Agent.Demo, d.Unattended, d.MaxSteps, ev.TS, ev.TS)
+			d.Agent.Provider, d.Agent.Model, d.Agent.Demo, d.Unattended, d.MaxSteps, ev.TS, ev.TS, forkedFrom(d.ForkedFrom))
 		return err
 
 	case event.RunStatus:
@@ -71,8 +80,13 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		if err := decode(&d); err != nil {
 			return err
 		}
+		next := ""
+		if d.Next != nil {
+			b, _ := json.Marshal(d.Next) // a decoded Next always marshals
+			next = string(b)
+		}
 		if _, err := tx.ExecContext(ctx, qRunStatus,
-			d.Status, d.Reason, d.Error, ev.RunID); err != nil {
+			d.Status, d.Reason, d.Error, next, ev.RunID); err != nil {
 			return err
 		}
 		if terminal[d.Status] {
@@ -140,6 +154,15 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
+		return err
+
+	case event.RunForked:
+		var d event.RunForkedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		// A fork edge leads from the node to the new run ("run:<id>").
+		_, err := tx.ExecContext(ctx, qForkEdge, ev.RunID, d.NodeID, "run:"+d.Fork)
 		return err
 
 	case event.ApprovalDecided:

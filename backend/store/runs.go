@@ -34,18 +34,21 @@ type Run struct {
 	OutputTokens     int64
 	CachedTokens     int64
 	PendingApprovals int
+	// Next is the JSON of event.Next while the run is paused, else empty.
+	Next       string
+	ForkedFrom string
 }
 
 const runCols = `r.id, r.agent_id, r.agent_name, r.status, r.reason, r.error, r.instructions, r.workspace, r.mode,
 	r.provider, r.model, r.demo, r.unattended, r.max_steps, r.created_at, r.updated_at, r.last_seq, r.steps,
 	r.input_tokens, r.output_tokens, r.cached_tokens,
-	(SELECT COUNT(*) FROM interactions i WHERE i.run_id = r.id AND i.status = 'pending')`
+	(SELECT COUNT(*) FROM interactions i WHERE i.run_id = r.id AND i.status = 'pending'), r.next, r.forked_from`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	err := row.Scan(&r.ID, &r.AgentID, &r.AgentName, &r.Status, &r.Reason, &r.Error, &r.Instructions, &r.Workspace,
 		&r.Mode, &r.Provider, &r.Model, &r.Demo, &r.Unattended, &r.MaxSteps, &r.CreatedAt, &r.UpdatedAt, &r.LastSeq,
-		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.PendingApprovals)
+		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.PendingApprovals, &r.Next, &r.ForkedFrom)
 	return r, err
 }
 

@@ -6,6 +6,7 @@ import type {
   Answer,
   Command,
   CommandResult,
+  DirList,
   ErrorBody,
   EventPage,
   Info,
@@ -81,6 +82,8 @@ export function createApi(opts: ClientOptions = {}) {
       (await request<{ interactions: Interaction[] }>("GET", "/interactions" + query(params))).interactions,
     answer: (id: string, answer: Answer) =>
       request<Interaction>("POST", `/interactions/${q(id)}/answer`, answer),
+    // dirs lists the subfolders of an absolute path (or ~); "" is the home folder.
+    dirs: (path = "") => request<DirList>("GET", "/fs/dirs" + query({ path })),
   };
 }
 

@@ -114,6 +114,17 @@ export type Graph = {
   edges: { from: string; to: string; kind: "parent" | "after" }[];
 };
 
+// GET /api/v1/fs/dirs: the subfolders of a folder on the server's machine,
+// sorted case-insensitively with dot folders last, at most 1000.
+export type DirEntry = { name: string; path: string; link?: boolean };
+export type DirList = {
+  path: string; // absolute and cleaned
+  parent?: string; // absent at the root
+  dirs: DirEntry[];
+  truncated: boolean;
+  home: string; // "" when unknown
+};
+
 export type EventPage = { events: Event[]; next_after: number; more: boolean };
 
 // Events (schema version 1). Event is the envelope; the payload types below

@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
 import { useApp, useServices } from "../../store/context";
 import { DemoLabel } from "../../ui/StatusBadge";
 import { errorMessage } from "../../ui/format";
+import { FolderPicker } from "./FolderPicker";
 
 // NewRunForm starts a run of an agent on a workspace, then selects it.
 export function NewRunForm() {
@@ -17,10 +18,30 @@ export function NewRunForm() {
   const [instructions, setInstructions] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const [picking, setPicking] = useState(false);
+  const browse = useRef<HTMLButtonElement>(null);
+  const wsInput = useRef<HTMLInputElement>(null);
+  const wsId = useId();
+  const pickerId = useId();
 
   const selectedId = agentId ?? agents[0]?.id ?? "";
   const agent = agents.find((a) => a.id === selectedId);
   const ws = workspace ?? info?.default_workspace ?? "";
+
+  function closePicker() {
+    setPicking(false);
+    browse.current?.focus();
+  }
+
+  function choose(path: string) {
+    setWorkspace(path);
+    closePicker();
+    // A long path does not fit: show its end, the folder just chosen.
+    requestAnimationFrame(() => {
+      const el = wsInput.current;
+      if (el) el.scrollLeft = el.scrollWidth;
+    });
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -68,10 +89,32 @@ export function NewRunForm() {
           placeholder="What should the agent do?"
         />
       </label>
-      <label className="field">
-        <span>Workspace</span>
-        <input aria-label="Workspace" type="text" value={ws} onChange={(e) => setWorkspace(e.target.value)} spellCheck={false} />
-      </label>
+      <div className="field">
+        <label htmlFor={wsId}>Workspace</label>
+        <div className="workspace-row">
+          <input
+            id={wsId}
+            ref={wsInput}
+            aria-label="Workspace"
+            type="text"
+            value={ws}
+            title={ws}
+            onChange={(e) => setWorkspace(e.target.value)}
+            spellCheck={false}
+          />
+          <button
+            type="button"
+            ref={browse}
+            aria-label="Browse folders"
+            aria-expanded={picking}
+            aria-controls={picking ? pickerId : undefined}
+            onClick={() => (picking ? closePicker() : setPicking(true))}
+          >
+            Browse…
+          </button>
+        </div>
+        {picking && <FolderPicker id={pickerId} start={ws} onChoose={choose} onClose={closePicker} />}
+      </div>
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || !selectedId}>
           Start run

@@ -1,0 +1,98 @@
+package run
+
+import (
+	"context"
+	"fmt"
+
+	"steward/backend/event"
+	"steward/backend/store"
+	"steward/backend/tool"
+	"steward/backend/workspace"
+)
+
+// Recover resumes the runs that a previous process left active: each is
+// rebuilt from its log and paused with reason recovered. A model call that
+// was in flight is interrupted (the next step calls the model again); a tool
+// call that had started executing is interrupted too, and the person decides
+// whether to retry it, skip it or cancel: it is never run again on its own.
+// An approval that was open stays open and answerable. Call it once at start.
+func (s *Service) Recover(ctx context.Context) (int, error) {
+	runs, err := s.cfg.Store.ListRuns(ctx, store.RunFilter{
+		Statuses: []string{string(Queued), string(Running), string(Pausing), string(Paused), string(Waiting)}, Limit: 100000})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range runs {
+		if s.lookup(r.ID) != nil {
+			continue
+		}
+		if err := s.resume(ctx, r); err != nil {
+			s.cfg.Logf("run %s: cannot resume: %v", r.ID, err)
+			if _, err := s.cfg.Store.Append(ctx, event.New(r.ID, event.RunStatus, "", event.RunStatusData{
+				Status: string(Failed), Reason: "recovery failed", Error: "Steward could not resume this run after a restart: " + err.Error(),
+			})); err != nil {
+				return n, err
+			}
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+func (s *Service) resume(ctx context.Context, r store.Run) error {
+	evs, err := s.allEvents(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	st := newRunState(r.ID)
+	var created event.RunCreatedData
+	for _, ev := range evs {
+		if ev.Type == event.RunCreated {
+			_ = ev.Decode(&created)
+		}
+		st.apply(ev)
+	}
+	if st.agent.Name == "" {
+		return fmt.Errorf("the log has no agent definition")
+	}
+	m, err := s.cfg.Models.Resolve(ctx, st.agent)
+	if err != nil {
+		return err
+	}
+	st.model, st.unattended = m, created.Unattended
+	st.env = s.envFor(r.ID, created.Workspace)
+	_, err = s.launch(ctx, st, func(a *active) {
+		// What was in flight when the process died has an unknown outcome.
+		if a.st.llmOpen != "" {
+			a.emitLocked(event.NodeFinished, a.st.llmOpen, event.NodeFinishedData{Status: event.NodeInterrupted, Error: "Steward stopped during this model call"})
+		}
+		for _, c := range a.st.calls {
+			if t := a.st.tools[c.ID]; t != nil && t.executing && !t.finished && !t.interrupted {
+				a.emitLocked(event.NodeFinished, t.node, event.NodeFinishedData{Status: event.NodeInterrupted,
+					Error: "Steward stopped while this call ran: its outcome is unknown"})
+			}
+		}
+		if a.st.root == "" { // died before the run's first nodes
+			a.st.root = a.st.newNode()
+			a.emitLocked(event.NodeStarted, a.st.root, event.NodeStartedData{Kind: event.KindAgent, Label: a.st.agent.Name})
+			if len(a.st.queued) == 0 && len(a.st.messages) == 0 {
+				user := a.st.newNode()
+				a.emitLocked(event.NodeStarted, user, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "instructions", Text: created.Instructions})
+				a.emitLocked(event.NodeFinished, user, event.NodeFinishedData{Status: event.NodeSucceeded})
+			}
+		}
+		a.pauseAsked, a.pauseReason = true, "recovered"
+	}, nil)
+	return err
+}
+
+// envFor is the tool environment of a run. A workspace that vanished is
+// kept as recorded: the tools report it when they run.
+func (s *Service) envFor(runID, ws string) tool.Env {
+	if root, err := workspace.Open(ws); err == nil {
+		ws = root.Path()
+	}
+	return tool.Env{RunID: runID, Workspace: ws}
+}
