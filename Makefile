@@ -71,12 +71,13 @@ test-desktop: build
 test: vet test-ui test-go test-desktop
 
 # The figures the issues ask for, as medians of 5 runs: event appends per
-# second with group commit, and the engine's overhead per step at the start
-# and the end of a 200-step run.
+# second with group commit, the engine's overhead per step at the start and
+# the end of a 200-step run, and how fast pause and cancel take effect.
 bench: deps
 	@mkdir -p bin
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Append' -benchtime 200000x -count 5 ./backend/store | tee bin/bench.txt
 	go test -tags '$(TAGS)' -run '^$$' -bench 'EngineStep' -benchtime 3x -count 5 ./backend/run | tee -a bin/bench.txt
+	go test -tags '$(TAGS)' -run '^$$' -bench 'PauseToPaused|CancelToCancelled' -benchtime 10x -count 5 ./backend/run | tee -a bin/bench.txt
 	@awk -f .ci/benchreport.awk bin/bench.txt
 
 clean:
