@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // stewardCmd runs the binary with a clean environment and returns its
@@ -116,3 +117,78 @@ func TestCLIUsageAndBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestCLIBreakpointSteerAndContinue(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	// Paused before write_file: steer, then continue; approve the write.
+	out, code := stewardCmd(t, "m please keep it short\nc\ny\n", nil, "run", "--break-before", "write_file", "--workspace", ws, "note it")
+	if code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, out)
+	}
+	for _, want := range []string{"paused (breakpoint before write_file). Next: write_file", "approved (cli)", "run completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "steward-demo.md")); err != nil {
+		t.Errorf("file not written after continue and approval: %v", err)
+	}
+	// A closed input at a paused run cancels it: nobody can continue.
+	out, code = stewardCmd(t, "", nil, "run", "--break-before", "list_dir", "--workspace", ws, "stop here")
+	if code != 1 || !strings.Contains(out, "input closed: cancelling the run") || !strings.Contains(out, "run cancelled") {
+		t.Errorf("closed input at a breakpoint: exit %d, output:\n%s", code, out)
+	}
+	if _, code := stewardCmd(t, "", nil, "run", "--break-before", "nope", "--workspace", ws, "x"); code != 1 {
+		t.Errorf("unknown breakpoint tool accepted")
+	}
+}
+
+func TestCLICtrlCPausesThenCancels(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	cmd := exec.Command(stewardBin(t), "run", "--workspace", t.TempDir(), "wait for my Ctrl-C")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STEWARD_HOME=" + home, "STEWARD_DISCOVER=0"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = writerFunc(out.addRaw), writerFunc(out.addRaw)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitOut := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for !strings.Contains(out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q in output:\n%s", s, out)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitOut("approve? write_file")
+	// Ctrl-C while waiting for the approval: the run pauses before the
+	// approved call runs.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitOut("pausing at the next safe point")
+	stdin.Write([]byte("y\n"))
+	waitOut("paused (paused by the user). Next: write_file")
+	// A second Ctrl-C cancels.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "run cancelled") {
+		t.Errorf("exit %v; output:\n%s", err, out)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -5,7 +5,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -306,9 +305,11 @@ func runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, 
 	agentName := fl.String("agent", agent.DefaultName, "agent to run (name or id)")
 	ws := fl.String("workspace", ".", "workspace folder the agent works in")
 	unattended := fl.Bool("unattended", false, "nobody is at the terminal: calls that need approval are denied")
+	breakBefore := fl.String("break-before", "", "comma-separated tool names to pause before, like breakpoints")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] \"instructions\"\n\n"+
+		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] [--break-before TOOLS] \"instructions\"\n\n"+
 			"Run an agent in this terminal. Approvals are asked here: y approves, n denies (with an optional reason).\n"+
+			"Ctrl-C pauses the run; then continue, step, steer or cancel it here. A second Ctrl-C cancels.\n"+
 			"Exits 0 only if the run completed.\n\n")
 		fl.PrintDefaults()
 	}
@@ -333,19 +334,33 @@ func runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, 
 	if err != nil {
 		return 1, fmt.Errorf("agent %q: %w", *agentName, err)
 	}
-	r, err := s.runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended})
+	var breaks []string
+	for _, t := range strings.Split(*breakBefore, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			breaks = append(breaks, t)
+		}
+	}
+	r, err := s.runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended, BreakBefore: breaks})
 	if err != nil {
 		return 1, err
 	}
-	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// Ctrl-C pauses the run at its next safe point; a second one (while it
+	// pauses or is paused) cancels it. SIGTERM cancels at once.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	go func() {
-		<-sigctx.Done()
-		if ctx.Err() == nil && sigctx.Err() != nil {
-			_, _ = s.runs.Command(context.Background(), r.ID, run.Command{CommandID: newID("cmd"), Type: "cancel"})
+		for sg := range sig {
+			kind := run.CmdCancel
+			if cur, err := s.store.GetRun(ctx, r.ID); err == nil && sg == os.Interrupt &&
+				(cur.Status == string(run.Running) || cur.Status == string(run.Waiting)) {
+				kind = run.CmdPause
+			}
+			_, _ = s.runs.Command(ctx, r.ID, run.Command{CommandID: newID("cmd"), Type: kind})
 		}
 	}()
-	c := &console.Console{Out: stdout, In: bufio.NewReader(stdin), Inbox: s.inbox, Bus: s.bus, Reader: s.store, Color: isTerminal(stdout)}
+	c := &console.Console{Out: stdout, In: stdin, Inbox: s.inbox, Runs: s.runs, Bus: s.bus, Reader: s.store,
+		NewID: func() string { return newID("cmd") }, Color: isTerminal(stdout)}
 	final, err := c.Follow(ctx, r.ID)
 	if err != nil {
 		return 1, err

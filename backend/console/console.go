@@ -1,8 +1,14 @@
 // Package console is the terminal surface of `steward run`: it prints a
-// run's transcript as its events commit and asks the run's approvals on the
+// run's transcript as its events commit, asks the run's approvals on the
 // terminal (y approves; n denies, with an optional reason that the model
-// receives). An approval answered on another surface first is reported as
-// such; a closed stdin denies, so a script never hangs on a prompt.
+// receives), and when the run pauses offers continue, step, a steer message,
+// retry or skip of an interrupted call, or cancel. An approval answered on
+// another surface first is reported as such; a closed stdin denies approvals
+// and cancels a paused run, so a script never hangs on a prompt.
+//
+// Prompts are asked one at a time by one goroutine, reading the lines of a
+// single reader goroutine, so two prompts never compete for the terminal.
+// That reader blocks on stdin and ends only with the input or the process.
 package console
 
 import (
@@ -16,6 +22,7 @@ import (
 
 	"steward/backend/event"
 	"steward/backend/inbox"
+	"steward/backend/run"
 	"steward/backend/store"
 )
 
@@ -24,15 +31,48 @@ type Answerer interface {
 	Answer(ctx context.Context, id string, d inbox.Decision) (store.Interaction, error)
 }
 
+// Commander sends control commands to a run.
+type Commander interface {
+	Command(ctx context.Context, runID string, c run.Command) (run.CommandResult, error)
+}
+
 // Console prints one run and asks its approvals.
 type Console struct {
 	Out    io.Writer
-	In     *bufio.Reader
+	In     io.Reader
 	Inbox  Answerer
+	Runs   Commander
 	Bus    *event.Bus
 	Reader event.Reader
+	// NewID makes command ids.
+	NewID func() string
 	// Color enables ANSI colours.
 	Color bool
+
+	lines <-chan string // closed at the end of the input
+}
+
+// readLines starts the one reader of the input.
+func (c *Console) readLines() <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(c.In)
+		for sc.Scan() {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+// line waits for the next input line; ok is false at the end of the input.
+func (c *Console) line(ctx context.Context) (string, bool) {
+	select {
+	case l, ok := <-c.lines:
+		return strings.TrimSpace(l), ok
+	case <-ctx.Done():
+		return "", false
+	}
 }
 
 // Follow prints the events of runID until the run ends (returns its final
@@ -41,6 +81,23 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 	var final event.RunStatusData
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if c.lines == nil {
+		c.lines = c.readLines()
+	}
+	prompts := make(chan func(), 64) // asked in order, one at a time
+	promptsDone := make(chan struct{})
+	go func() {
+		defer close(promptsDone)
+		for {
+			select {
+			case p := <-prompts:
+				p()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() { cancel(); <-promptsDone }()
 	streaming := "" // the llm node whose text is being printed
 	err := event.Follow(ctx, c.Bus, c.Reader, runID, 0, event.FollowOptions{
 		Send: func(ev event.Event) error {
@@ -82,7 +139,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 			case event.ApprovalRequested:
 				var d event.ApprovalRequestedData
 				_ = ev.Decode(&d)
-				go c.ask(ctx, d) // never block the feed on a person
+				prompts <- func() { c.ask(ctx, d) } // never block the feed on a person
 			case event.ApprovalDecided:
 				var d event.ApprovalDecidedData
 				_ = ev.Decode(&d)
@@ -100,6 +157,10 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 				var d event.RunStatusData
 				_ = ev.Decode(&d)
 				switch d.Status {
+				case "pausing":
+					fmt.Fprintln(c.Out, c.paint("33", "pausing at the next safe point… (Ctrl-C again cancels)"))
+				case "paused":
+					prompts <- func() { c.paused(ctx, ev.RunID, d) }
 				case "completed", "failed", "cancelled":
 					final = d
 					msg := d.Status
@@ -131,18 +192,21 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 // ask prompts for one approval on the terminal.
 func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
 	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n] ", c.paint("33;1", "approve?"), d.Tool, compact(d.Arguments, 400), d.Reason)
-	line, err := c.In.ReadString('\n')
+	ans, ok := c.line(ctx)
+	if ctx.Err() != nil {
+		return // the run ended meanwhile
+	}
 	dec := inbox.Decision{Source: "cli"}
-	switch ans := strings.ToLower(strings.TrimSpace(line)); {
-	case err != nil && ans == "":
+	switch ans = strings.ToLower(ans); {
+	case !ok && ans == "":
+		fmt.Fprintln(c.Out)
 		dec.Decision, dec.Feedback = "deny", "no answer on the terminal (input closed)"
 	case ans == "y" || ans == "yes":
 		dec.Decision = "approve"
 	default:
 		dec.Decision = "deny"
 		fmt.Fprint(c.Out, "  reason for the model (optional): ")
-		reason, _ := c.In.ReadString('\n')
-		dec.Feedback = strings.TrimSpace(reason)
+		dec.Feedback, _ = c.line(ctx)
 	}
 	if _, err := c.Inbox.Answer(context.WithoutCancel(ctx), d.InteractionID, dec); err != nil {
 		if errors.Is(err, inbox.ErrAnswered) {
@@ -151,6 +215,77 @@ func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
 		}
 		fmt.Fprintf(c.Out, "  could not record the answer: %v\n", err)
 	}
+}
+
+// paused offers the commands of a paused run until one lets it go on (or
+// ends it). A closed input cancels: nobody is there to continue.
+func (c *Console) paused(ctx context.Context, runID string, d event.RunStatusData) {
+	next := "the next model call"
+	interrupted := false
+	if n := d.Next; n != nil && n.Kind == "tool" {
+		next = n.Tool + " " + compact(n.Arguments, 300)
+		interrupted = n.Interrupted
+	}
+	fmt.Fprintf(c.Out, "%s (%s). Next: %s\n", c.paint("33;1", "paused"), d.Reason, next)
+	for {
+		if interrupted {
+			fmt.Fprint(c.Out, "  it may or may not have run: [r]etry it, s[k]ip it, [m]essage to steer, or [x] cancel the run: ")
+		} else {
+			fmt.Fprint(c.Out, "  [c]ontinue, [s]tep, [m]essage to steer, or [x] cancel the run: ")
+		}
+		ans, ok := c.line(ctx)
+		if ctx.Err() != nil {
+			return // the run ended meanwhile
+		}
+		if !ok {
+			fmt.Fprintln(c.Out, "\n  input closed: cancelling the run")
+			c.command(ctx, runID, run.Command{Type: run.CmdCancel})
+			return
+		}
+		verb, text, _ := strings.Cut(ans, " ")
+		cmd := run.Command{}
+		switch strings.ToLower(verb) {
+		case "c", "continue":
+			cmd.Type = run.CmdContinue
+		case "s", "step":
+			cmd.Type = run.CmdStep
+		case "r", "retry":
+			cmd.Type = run.CmdRetry
+		case "k", "skip":
+			cmd.Type = run.CmdSkip
+		case "x", "cancel":
+			cmd.Type = run.CmdCancel
+		case "m", "message", "steer":
+			if strings.TrimSpace(text) == "" {
+				fmt.Fprint(c.Out, "  message: ")
+				text, _ = c.line(ctx)
+			}
+			if strings.TrimSpace(text) != "" {
+				c.command(ctx, runID, run.Command{Type: run.CmdSteer, Text: text})
+			}
+			continue // a steer leaves the run paused
+		default:
+			continue
+		}
+		if c.command(ctx, runID, cmd) {
+			return
+		}
+	}
+}
+
+// command sends c and reports a rejection; it returns whether c was accepted.
+func (c *Console) command(ctx context.Context, runID string, cmd run.Command) bool {
+	cmd.CommandID = c.NewID()
+	res, err := c.Runs.Command(context.WithoutCancel(ctx), runID, cmd)
+	if err != nil {
+		fmt.Fprintf(c.Out, "  %s failed: %v\n", cmd.Type, err)
+		return false
+	}
+	if res.Status != "accepted" {
+		fmt.Fprintf(c.Out, "  %s: %s\n", cmd.Type, res.Message)
+		return false
+	}
+	return true
 }
 
 func (c *Console) paint(code, s string) string {
