@@ -68,6 +68,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/api/v1/runs/{id}", summary: "Read a run", auth: true, handler: h(s.getRun), response: Run{}},
 		{method: "GET", path: "/api/v1/runs/{id}/events", summary: "Read a run's log in pages (after, limit)", auth: true, handler: h(s.events), response: eventsBody{}},
 		{method: "GET", path: "/api/v1/runs/{id}/graph", summary: "The run's execution graph", auth: true, handler: h(s.graph), response: Graph{}},
+		{method: "GET", path: "/api/v1/runs/{id}/nodes/{node}", summary: "One node of the graph with its events and, for a model call, its input", auth: true, handler: h(s.node), response: NodeDetail{}},
 		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
 		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
 		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
@@ -266,6 +267,38 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, wireGraph(nodes, edges))
+	return nil
+}
+
+func (s *Server) node(w http.ResponseWriter, r *http.Request) error {
+	id, nodeID := r.PathValue("id"), r.PathValue("node")
+	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
+		return err
+	}
+	nodes, edges, err := s.cfg.Store.Graph(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	g := wireGraph(nodes, edges)
+	var d NodeDetail
+	found := false
+	for _, n := range g.Nodes {
+		if n.ID == nodeID {
+			d.Node, found = n, true
+		}
+	}
+	if !found {
+		return errorf(http.StatusNotFound, CodeNotFound, "run "+id+" has no node "+strconv.Quote(nodeID))
+	}
+	if d.Events, err = s.cfg.Store.NodeEvents(r.Context(), id, nodeID); err != nil {
+		return err
+	}
+	if d.Node.Kind == "llm" {
+		if d.Input, err = s.cfg.Runs.NodeInput(r.Context(), id, nodeID); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, d)
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"steward/backend/agent"
 	"steward/backend/event"
 	"steward/backend/inbox"
+	"steward/backend/llm"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -27,6 +28,7 @@ import (
 type Runs interface {
 	Start(ctx context.Context, p run.StartParams) (store.Run, error)
 	Command(ctx context.Context, runID string, c run.Command) (run.CommandResult, error)
+	NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Message, error)
 }
 
 // Answerer answers interactions.
@@ -40,6 +42,7 @@ type Reader interface {
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
 	Graph(ctx context.Context, runID string) ([]store.Node, []store.Edge, error)
+	NodeEvents(ctx context.Context, runID, nodeID string) ([]event.Event, error)
 	GetInteraction(ctx context.Context, id string) (store.Interaction, error)
 	ListInteractions(ctx context.Context, f store.InteractionFilter) ([]store.Interaction, error)
 	Ping(ctx context.Context) error

@@ -5,6 +5,7 @@ import (
 
 	"steward/backend/agent"
 	"steward/backend/event"
+	"steward/backend/llm"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -165,6 +166,19 @@ type GraphNode struct {
 	StartedAt  int64    `json:"started_at"`
 	FinishedAt *int64   `json:"finished_at,omitempty"`
 	Tool       string   `json:"tool,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+	Error      string   `json:"error,omitempty"`
+	Attempts   int      `json:"attempts,omitempty"`
+	Usage      *Usage   `json:"usage,omitempty"`
+}
+
+// NodeDetail is one node with everything recorded about it: its events in
+// order (start, streamed text, attempts, policy, approval, end) and, for a
+// model call, the conversation it was given.
+type NodeDetail struct {
+	Node   GraphNode     `json:"node"`
+	Events []event.Event `json:"events"`
+	Input  []llm.Message `json:"input,omitempty"`
 }
 
 // GraphEdge links two nodes.
@@ -194,8 +208,16 @@ func wireGraph(nodes []store.Node, edges []store.Edge) Graph {
 		if a == nil {
 			a = []string{}
 		}
-		g.Nodes = append(g.Nodes, GraphNode{ID: n.ID, Kind: n.Kind, Status: n.Status, Label: n.Label, Parent: n.Parent,
-			After: a, StartedAt: n.StartedAt, FinishedAt: n.FinishedAt, Tool: n.Tool})
+		g.Nodes = append(g.Nodes, wireNode(n, a))
+	}
+	return g
+}
+
+func wireNode(n store.Node, after []string) GraphNode {
+	g := GraphNode{ID: n.ID, Kind: n.Kind, Status: n.Status, Label: n.Label, Parent: n.Parent, After: after,
+		StartedAt: n.StartedAt, FinishedAt: n.FinishedAt, Tool: n.Tool, DurationMS: n.DurationMS, Error: n.Error, Attempts: n.Attempts}
+	if n.Kind == "llm" && n.FinishedAt != nil {
+		g.Usage = &Usage{InputTokens: n.InputTokens, OutputTokens: n.OutputTokens, CachedTokens: n.CachedTokens}
 	}
 	return g
 }

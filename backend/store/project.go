@@ -31,8 +31,10 @@ const (
 	qAfterEdge  = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'after')`
 	qForkEdge   = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'fork')`
 	qStep       = `UPDATE runs SET steps = steps + 1 WHERE id = ?`
-	qFinishNode = `UPDATE nodes SET status = ?, finished_at = ? WHERE run_id = ? AND id = ?`
-	qUsage      = `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+	qFinishNode = `UPDATE nodes SET status = ?, finished_at = ?, duration_ms = ?, error = ?,
+			input_tokens = ?, output_tokens = ?, cached_tokens = ? WHERE run_id = ? AND id = ?`
+	qAttempt = `UPDATE nodes SET attempts = attempts + 1 WHERE run_id = ? AND id = ?`
+	qUsage   = `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 				cached_tokens = cached_tokens + ? WHERE id = ?`
 	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at)
 			VALUES (?, ?, ?, 'approval', 'pending', ?, ?, ?, ?, ?)`
@@ -42,7 +44,7 @@ const (
 	qNodeStatus = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
 )
 
-var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qForkEdge, qStep, qFinishNode, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus}
+var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qForkEdge, qStep, qFinishNode, qAttempt, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus}
 
 func forkedFrom(r *event.NodeRef) string {
 	if r == nil {
@@ -130,8 +132,12 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		if err := decode(&d); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, qFinishNode,
-			d.Status, ev.TS, ev.RunID, ev.NodeID); err != nil {
+		var u event.Usage
+		if d.Usage != nil {
+			u = *d.Usage
+		}
+		if _, err := tx.ExecContext(ctx, qFinishNode, d.Status, ev.TS, d.DurationMS, d.Error,
+			u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID, ev.NodeID); err != nil {
 			return err
 		}
 		if u := d.Usage; u != nil {
@@ -154,6 +160,10 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
+		return err
+
+	case event.LLMAttempt:
+		_, err := tx.ExecContext(ctx, qAttempt, ev.RunID, ev.NodeID)
 		return err
 
 	case event.RunForked:

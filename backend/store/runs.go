@@ -152,6 +152,11 @@ type Node struct {
 	Tool       string
 	StartedAt  int64
 	FinishedAt *int64
+	DurationMS int64
+	Error      string
+	Attempts   int // failed attempts that were retried
+	// Tokens of a model call.
+	InputTokens, OutputTokens, CachedTokens int64
 }
 
 // Edge links two nodes; Kind is parent or after.
@@ -161,7 +166,8 @@ type Edge struct {
 
 // Graph returns the nodes (in start order) and edges of a run.
 func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, kind, status, label, parent, tool, started_at, finished_at
+	rows, err := s.r.QueryContext(ctx, `SELECT id, kind, status, label, parent, tool, started_at, finished_at,
+		duration_ms, error, attempts, input_tokens, output_tokens, cached_tokens
 		FROM nodes WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
@@ -171,7 +177,8 @@ func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error)
 	for rows.Next() {
 		var n Node
 		var fin sql.NullInt64
-		if err := rows.Scan(&n.ID, &n.Kind, &n.Status, &n.Label, &n.Parent, &n.Tool, &n.StartedAt, &fin); err != nil {
+		if err := rows.Scan(&n.ID, &n.Kind, &n.Status, &n.Label, &n.Parent, &n.Tool, &n.StartedAt, &fin,
+			&n.DurationMS, &n.Error, &n.Attempts, &n.InputTokens, &n.OutputTokens, &n.CachedTokens); err != nil {
 			return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
 		}
 		if fin.Valid {
@@ -196,4 +203,26 @@ func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error)
 		edges = append(edges, e)
 	}
 	return nodes, edges, erows.Err()
+}
+
+// NodeEvents returns the events of one node of a run, in order.
+func (s *Store) NodeEvents(ctx context.Context, runID, nodeID string) ([]event.Event, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, ts, type, data FROM events
+		WHERE run_id = ? AND node_id = ? ORDER BY seq`, runID, nodeID)
+	if err != nil {
+		return nil, fmt.Errorf("events of node %s: %w", nodeID, err)
+	}
+	defer rows.Close()
+	out := []event.Event{}
+	for rows.Next() {
+		ev := event.Event{RunID: runID, NodeID: nodeID}
+		var typ string
+		var data []byte
+		if err := rows.Scan(&ev.Seq, &ev.TS, &typ, &data); err != nil {
+			return nil, fmt.Errorf("events of node %s: %w", nodeID, err)
+		}
+		ev.Type, ev.Data = event.Type(typ), data
+		out = append(out, ev)
+	}
+	return out, rows.Err()
 }

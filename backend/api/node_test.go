@@ -1,0 +1,55 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"steward/backend/api"
+	"steward/backend/event"
+)
+
+func TestNodeDetail(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.completedRun()
+	var g api.Graph
+	e.call("GET", "/api/v1/runs/"+r.ID+"/graph", nil, http.StatusOK, &g)
+	var llm, tool *api.GraphNode
+	for i, n := range g.Nodes {
+		switch {
+		case n.Kind == "llm" && llm == nil:
+			llm = &g.Nodes[i]
+		case n.Kind == "tool" && tool == nil:
+			tool = &g.Nodes[i]
+		}
+	}
+	if llm == nil || tool == nil {
+		t.Fatalf("graph lacks a model call or a tool call: %+v", g.Nodes)
+	}
+	if llm.Usage == nil || llm.Usage.InputTokens == 0 || llm.FinishedAt == nil {
+		t.Errorf("model node without usage or end: %+v", llm)
+	}
+
+	var d api.NodeDetail
+	e.call("GET", "/api/v1/runs/"+r.ID+"/nodes/"+llm.ID, nil, http.StatusOK, &d)
+	if d.Node.ID != llm.ID || len(d.Input) == 0 || d.Input[0].Role != "user" || d.Input[0].Text != r.Instructions {
+		t.Errorf("model node detail: node %+v, input %+v", d.Node, d.Input)
+	}
+	if first, last := d.Events[0], d.Events[len(d.Events)-1]; first.Type != event.NodeStarted || last.Type != event.NodeFinished {
+		t.Errorf("model node events run from %s to %s", first.Type, last.Type)
+	}
+
+	d = api.NodeDetail{}
+	e.call("GET", "/api/v1/runs/"+r.ID+"/nodes/"+tool.ID, nil, http.StatusOK, &d)
+	var types []string
+	for _, ev := range d.Events {
+		types = append(types, string(ev.Type))
+	}
+	if got := strings.Join(types, " "); !strings.Contains(got, "node.started") || !strings.Contains(got, "tool.executing") || !strings.HasSuffix(got, "node.finished") || d.Input != nil {
+		t.Errorf("tool node events: %s (input %v)", got, d.Input)
+	}
+
+	wantError(t, e.do("GET", "/api/v1/runs/"+r.ID+"/nodes/n999", nil), http.StatusNotFound, "not_found")
+	wantError(t, e.do("GET", "/api/v1/runs/nope/nodes/n1", nil), http.StatusNotFound, "not_found")
+}
