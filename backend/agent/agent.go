@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Providers an agent can name. Auto picks OpenAI (or a compatible server)
@@ -48,6 +49,11 @@ type Agent struct {
 	Tools        []string `json:"tools"`
 	Mode         string   `json:"mode"`
 	MaxSteps     int      `json:"max_steps"`
+	// Budgets; zero means no limit. Reaching one pauses the run with the
+	// reason, and the person raises it or stops the run.
+	MaxTokens   int64   `json:"max_tokens,omitempty"`    // input + output tokens of the run
+	MaxCostUSD  float64 `json:"max_cost_usd,omitempty"`  // from the price table
+	MaxWallTime string  `json:"max_wall_time,omitempty"` // a Go duration: "30m", "2h"
 	// BreakBefore lists tools whose calls pause the run first, like a
 	// debugger's breakpoints.
 	BreakBefore []string `json:"break_before,omitempty"`
@@ -95,6 +101,14 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 	}
 	if a.MaxSteps < 1 || a.MaxSteps > MaxMaxSteps {
 		return bad("max_steps %d must be between 1 and %d", a.MaxSteps, MaxMaxSteps)
+	}
+	if a.MaxTokens < 0 || a.MaxCostUSD < 0 {
+		return bad("max_tokens and max_cost_usd cannot be negative")
+	}
+	if a.MaxWallTime != "" {
+		if d, err := time.ParseDuration(a.MaxWallTime); err != nil || d <= 0 {
+			return bad("max_wall_time %q must be a positive duration such as 30m or 2h", a.MaxWallTime)
+		}
 	}
 	if len(a.SystemPrompt) > maxPromptBytes {
 		return bad("system_prompt is %d bytes, more than %d", len(a.SystemPrompt), maxPromptBytes)

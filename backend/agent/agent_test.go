@@ -26,6 +26,9 @@ func TestValidate(t *testing.T) {
 		{"unknown tool", func(a *Agent) { a.Tools = []string{"rm_rf"} }, `unknown tool "rm_rf"`},
 		{"tool twice", func(a *Agent) { a.Tools = []string{"read_file", "read_file"} }, "listed twice"},
 		{"bad base url", func(a *Agent) { a.BaseURL = "localhost:11434" }, "base_url"},
+		{"negative budget", func(a *Agent) { a.MaxCostUSD = -1 }, "max_cost_usd"},
+		{"bad wall time", func(a *Agent) { a.MaxWallTime = "forever" }, "max_wall_time"},
+		{"wall time ok", func(a *Agent) { a.MaxWallTime = "90m"; a.MaxTokens = 1000; a.MaxCostUSD = 0.5 }, ""},
 		{"huge prompt", func(a *Agent) { a.SystemPrompt = strings.Repeat("x", maxPromptBytes+1) }, "system_prompt"},
 	}
 	for _, tt := range tests {

@@ -53,9 +53,10 @@ func (in AgentInput) agent() agent.Agent {
 
 // Usage is a token account.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	CachedTokens int64 `json:"cached_tokens"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CachedTokens int64   `json:"cached_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
 }
 
 // Run is a run's summary.
@@ -99,7 +100,7 @@ func wireRun(r store.Run) Run {
 		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
 		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
 		Steps: r.Steps, PendingApprovals: r.PendingApprovals,
-		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens},
+		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens, CostUSD: r.CostUSD},
 		Capabilities: run.Capabilities(run.Status(r.Status), interrupted),
 	}
 }
@@ -217,7 +218,7 @@ func wireNode(n store.Node, after []string) GraphNode {
 	g := GraphNode{ID: n.ID, Kind: n.Kind, Status: n.Status, Label: n.Label, Parent: n.Parent, After: after,
 		StartedAt: n.StartedAt, FinishedAt: n.FinishedAt, Tool: n.Tool, DurationMS: n.DurationMS, Error: n.Error, Attempts: n.Attempts}
 	if n.Kind == "llm" && n.FinishedAt != nil {
-		g.Usage = &Usage{InputTokens: n.InputTokens, OutputTokens: n.OutputTokens, CachedTokens: n.CachedTokens}
+		g.Usage = &Usage{InputTokens: n.InputTokens, OutputTokens: n.OutputTokens, CachedTokens: n.CachedTokens, CostUSD: n.CostUSD}
 	}
 	return g
 }

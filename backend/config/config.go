@@ -21,6 +21,8 @@ type Config struct {
 	Home      string
 	OpenAI    OpenAI
 	Anthropic Anthropic
+	// Prices overrides and extends DefaultPrices, by model name.
+	Prices map[string]Price
 	// Discover lets "auto" agents probe for a local model server.
 	Discover bool
 }
@@ -47,8 +49,9 @@ func (a Anthropic) Configured() bool { return a.APIKey != "" }
 
 // file is the shape of config.json in the data directory.
 type file struct {
-	OpenAI    OpenAI    `json:"openai"`
-	Anthropic Anthropic `json:"anthropic"`
+	OpenAI    OpenAI           `json:"openai"`
+	Anthropic Anthropic        `json:"anthropic"`
+	Prices    map[string]Price `json:"prices"`
 }
 
 // FileName is the config file inside the data directory.
@@ -75,7 +78,12 @@ func Load(getenv func(string) string) (Config, error) {
 		if err := dec.Decode(&f); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {...}, \"anthropic\": {...}} with api_key, base_url, model)", path, err)
 		}
-		c.OpenAI, c.Anthropic = f.OpenAI, f.Anthropic
+		c.OpenAI, c.Anthropic, c.Prices = f.OpenAI, f.Anthropic, f.Prices
+		for model, p := range f.Prices {
+			if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 {
+				return Config{}, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, model)
+			}
+		}
 	}
 	if v := getenv("ANTHROPIC_API_KEY"); v != "" {
 		c.Anthropic.APIKey = v

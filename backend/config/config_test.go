@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"steward/backend/agent"
+	"steward/backend/llm"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -151,5 +152,36 @@ func TestAnthropicConfigured(t *testing.T) {
 	a.Provider = agent.ProviderAnthropic
 	if _, err := NewModels(Config{}).Resolve(context.Background(), a); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Errorf("anthropic without key: %v", err)
+	}
+}
+
+func TestPrices(t *testing.T) {
+	t.Parallel()
+	p := NewPrices(map[string]Price{"my-model": {Input: 1, Output: 2}, "gpt-4o": {Input: 5, Output: 20}})
+	tests := []struct {
+		model string
+		u     llm.Usage
+		want  float64
+		known bool
+	}{
+		{"gpt-4o-mini", llm.Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 0.75, true},
+		{"gpt-4o-mini-2024-07-18", llm.Usage{InputTokens: 1_000_000, CachedTokens: 1_000_000}, 0.075, true},
+		{"gpt-4o", llm.Usage{InputTokens: 1_000_000}, 5, true}, // configured beats default
+		{"my-model", llm.Usage{InputTokens: 500_000, CachedTokens: 500_000, OutputTokens: 0}, 0.5, true},
+		{"unknown-model", llm.Usage{InputTokens: 10}, 0, false},
+		{"demo-script", llm.Usage{InputTokens: 10, OutputTokens: 10}, 0, true},
+	}
+	for _, tt := range tests {
+		got, known := p.Cost(tt.model, tt.u)
+		if known != tt.known || got < tt.want-1e-9 || got > tt.want+1e-9 {
+			t.Errorf("Cost(%s, %+v) = %v, %v; want %v, %v", tt.model, tt.u, got, known, tt.want, tt.known)
+		}
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(`{"prices": {"x": {"input_per_mtok": -1, "output_per_mtok": 1}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(env(map[string]string{"STEWARD_HOME": home})); err == nil || !strings.Contains(err.Error(), "prices.x") {
+		t.Errorf("negative price: %v", err)
 	}
 }

@@ -39,6 +39,7 @@ const (
 	ToolExecuting     Type = "tool.executing"     // ToolExecutingData
 	LLMAttempt        Type = "llm.attempt"        // LLMAttemptData
 	RunForked         Type = "run.forked"         // RunForkedData
+	RunLimits         Type = "run.limits"         // RunLimitsData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics

@@ -15,11 +15,27 @@ type RunCreatedData struct {
 	Spec json.RawMessage `json:"spec,omitempty"`
 	// BreakBefore lists tool names the run pauses before, like breakpoints.
 	BreakBefore []string `json:"break_before,omitempty"`
+	// Limits are the run's budgets at its start (a continue may raise them).
+	Limits *Limits `json:"limits,omitempty"`
 	// ForkedFrom and History describe a fork: the run and node it branched
 	// from, and the conversation up to that node, which its first model call
 	// continues.
 	ForkedFrom *NodeRef  `json:"forked_from,omitempty"`
 	History    []Message `json:"history,omitempty"`
+}
+
+// Limits are a run's budgets; zero means no limit.
+type Limits struct {
+	MaxSteps      int     `json:"max_steps,omitempty"`
+	MaxTokens     int64   `json:"max_tokens,omitempty"`
+	MaxCostUSD    float64 `json:"max_cost_usd,omitempty"`
+	MaxWallTimeMS int64   `json:"max_wall_time_ms,omitempty"`
+}
+
+// RunLimitsData raises (or lowers) a run's budgets; it is recorded when a
+// person continues a run that a budget paused.
+type RunLimitsData struct {
+	Limits Limits `json:"limits"`
 }
 
 // NodeRef names a node of a run.
@@ -151,6 +167,9 @@ type NodeFinishedData struct {
 	Code string `json:"code,omitempty"`
 	// DurationMS is the wall time of the node.
 	DurationMS int64 `json:"duration_ms"`
+	// CostUSD is what a model call cost, from the price table (0 when the
+	// model has no price).
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // ToolCall is one tool call requested by the model.

@@ -32,9 +32,9 @@ const (
 	qForkEdge   = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'fork')`
 	qStep       = `UPDATE runs SET steps = steps + 1 WHERE id = ?`
 	qFinishNode = `UPDATE nodes SET status = ?, finished_at = ?, duration_ms = ?, error = ?,
-			input_tokens = ?, output_tokens = ?, cached_tokens = ? WHERE run_id = ? AND id = ?`
+			input_tokens = ?, output_tokens = ?, cached_tokens = ?, cost_usd = ? WHERE run_id = ? AND id = ?`
 	qAttempt = `UPDATE nodes SET attempts = attempts + 1 WHERE run_id = ? AND id = ?`
-	qUsage   = `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+	qUsage   = `UPDATE runs SET cost_usd = cost_usd + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 				cached_tokens = cached_tokens + ? WHERE id = ?`
 	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at)
 			VALUES (?, ?, ?, 'approval', 'pending', ?, ?, ?, ?, ?)`
@@ -137,11 +137,11 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			u = *d.Usage
 		}
 		if _, err := tx.ExecContext(ctx, qFinishNode, d.Status, ev.TS, d.DurationMS, d.Error,
-			u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID, ev.NodeID); err != nil {
+			u.InputTokens, u.OutputTokens, u.CachedTokens, d.CostUSD, ev.RunID, ev.NodeID); err != nil {
 			return err
 		}
 		if u := d.Usage; u != nil {
-			_, err := tx.ExecContext(ctx, qUsage, u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID)
+			_, err := tx.ExecContext(ctx, qUsage, d.CostUSD, u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID)
 			return err
 		}
 		return nil

@@ -33,6 +33,7 @@ type Run struct {
 	InputTokens      int64
 	OutputTokens     int64
 	CachedTokens     int64
+	CostUSD          float64
 	PendingApprovals int
 	// Next is the JSON of event.Next while the run is paused, else empty.
 	Next       string
@@ -41,14 +42,14 @@ type Run struct {
 
 const runCols = `r.id, r.agent_id, r.agent_name, r.status, r.reason, r.error, r.instructions, r.workspace, r.mode,
 	r.provider, r.model, r.demo, r.unattended, r.max_steps, r.created_at, r.updated_at, r.last_seq, r.steps,
-	r.input_tokens, r.output_tokens, r.cached_tokens,
+	r.input_tokens, r.output_tokens, r.cached_tokens, r.cost_usd,
 	(SELECT COUNT(*) FROM interactions i WHERE i.run_id = r.id AND i.status = 'pending'), r.next, r.forked_from`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	err := row.Scan(&r.ID, &r.AgentID, &r.AgentName, &r.Status, &r.Reason, &r.Error, &r.Instructions, &r.Workspace,
 		&r.Mode, &r.Provider, &r.Model, &r.Demo, &r.Unattended, &r.MaxSteps, &r.CreatedAt, &r.UpdatedAt, &r.LastSeq,
-		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.PendingApprovals, &r.Next, &r.ForkedFrom)
+		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.CostUSD, &r.PendingApprovals, &r.Next, &r.ForkedFrom)
 	return r, err
 }
 
@@ -155,8 +156,9 @@ type Node struct {
 	DurationMS int64
 	Error      string
 	Attempts   int // failed attempts that were retried
-	// Tokens of a model call.
+	// Tokens and cost of a model call.
 	InputTokens, OutputTokens, CachedTokens int64
+	CostUSD                                 float64
 }
 
 // Edge links two nodes; Kind is parent or after.
@@ -167,7 +169,7 @@ type Edge struct {
 // Graph returns the nodes (in start order) and edges of a run.
 func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, kind, status, label, parent, tool, started_at, finished_at,
-		duration_ms, error, attempts, input_tokens, output_tokens, cached_tokens
+		duration_ms, error, attempts, input_tokens, output_tokens, cached_tokens, cost_usd
 		FROM nodes WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
@@ -178,7 +180,7 @@ func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error)
 		var n Node
 		var fin sql.NullInt64
 		if err := rows.Scan(&n.ID, &n.Kind, &n.Status, &n.Label, &n.Parent, &n.Tool, &n.StartedAt, &fin,
-			&n.DurationMS, &n.Error, &n.Attempts, &n.InputTokens, &n.OutputTokens, &n.CachedTokens); err != nil {
+			&n.DurationMS, &n.Error, &n.Attempts, &n.InputTokens, &n.OutputTokens, &n.CachedTokens, &n.CostUSD); err != nil {
 			return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
 		}
 		if fin.Valid {
