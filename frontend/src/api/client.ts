@@ -16,8 +16,9 @@ import type {
 } from "./types";
 
 // ApiError is a failed API call. code is the server's stable code
-// (invalid, unauthorized, forbidden, not_found, conflict, unsupported,
-// internal), or "network" when no answer arrived.
+// (invalid, unauthorized, forbidden, not_found, method_not_allowed,
+// conflict, too_large, internal, unavailable), or "network" when no answer
+// arrived.
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
@@ -115,9 +116,12 @@ const statusCodes: Record<number, string> = {
   401: "unauthorized",
   403: "forbidden",
   404: "not_found",
+  405: "method_not_allowed",
   409: "conflict",
+  413: "too_large",
   422: "unsupported",
   500: "internal",
+  503: "unavailable",
 };
 
 // newId returns a random UUID for command ids. crypto.randomUUID needs a

@@ -20,6 +20,8 @@ export type Agent = {
   tools: string[];
   mode: "ask";
   max_steps: number;
+  // Tool names the agent's runs pause before, like breakpoints.
+  break_before?: string[];
   script?: string;
   created_at: number;
   updated_at: number;
@@ -34,7 +36,28 @@ export type AgentInput = Omit<
   "id" | "created_at" | "updated_at" | "effective_provider" | "effective_model" | "demo"
 >;
 
-export type RunStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+// pausing: a pause was asked and the run stops at its next safe point;
+// paused: stopped at a safe point, `next` says what comes next.
+export type RunStatus =
+  | "queued"
+  | "running"
+  | "pausing"
+  | "paused"
+  | "waiting"
+  | "completed"
+  | "failed"
+  | "cancelled";
+
+// Next is the action a paused run takes when it goes on.
+export type Next = {
+  kind: "model" | "tool";
+  node_id?: string;
+  tool?: string;
+  arguments?: unknown;
+  // The tool call started before a crash and its outcome is unknown: the
+  // person decides retry, skip or cancel.
+  interrupted?: boolean;
+};
 
 export type Usage = { input_tokens: number; output_tokens: number; cached_tokens: number };
 
@@ -58,18 +81,29 @@ export type Run = {
   steps: number;
   pending_approvals: number;
   usage: Usage;
-  capabilities: string[]; // commands legal now, e.g. ["cancel"]
+  capabilities: CommandType[]; // commands legal now, e.g. ["pause", "steer", "cancel", "fork"]
+  next?: Next; // set while the run is paused
+  forked_from?: string; // the run this one was forked from
 };
 
-export type StartRun = { agent: string; instructions: string; workspace: string; unattended?: boolean };
+export type StartRun = {
+  agent: string;
+  instructions: string;
+  workspace: string;
+  unattended?: boolean;
+  break_before?: string[];
+};
 
-export type CommandType = "cancel" | "pause" | "continue" | "step" | "steer" | "fork" | "retry";
+export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "fork" | "retry" | "skip";
+// text is the message of steer; node_id the node of fork (required) and of
+// retry and skip (optional: the interrupted call).
 export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string };
 export type CommandResult = {
   command_id: string;
   status: "accepted" | "rejected";
   code?: "terminal" | "invalid_state" | "unsupported";
   message?: string;
+  fork?: string; // an accepted fork: the new run's id
 };
 
 export type Decision = "approve" | "deny";
@@ -138,7 +172,10 @@ export type EventType =
   | "node.finished"
   | "policy.decided"
   | "approval.requested"
-  | "approval.decided";
+  | "approval.decided"
+  | "tool.executing"
+  | "llm.attempt"
+  | "run.forked";
 
 export type Event = {
   run_id: string;
@@ -151,6 +188,17 @@ export type Event = {
 
 export type AgentRef = { id: string; name: string; provider: string; model: string; demo?: boolean };
 
+export type NodeRef = { run_id: string; node_id: string };
+
+// Message is one message of the conversation a fork carries over.
+export type Message = {
+  role: string; // user, assistant, tool
+  text?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  is_error?: boolean;
+};
+
 export type RunCreatedData = {
   agent: AgentRef;
   instructions: string;
@@ -158,9 +206,25 @@ export type RunCreatedData = {
   mode: string;
   max_steps: number;
   unattended?: boolean;
+  spec?: unknown; // the whole agent definition the run started with
+  break_before?: string[];
+  // A fork: the run and node it branched from, and the conversation up to
+  // that node, which its first model call continues.
+  forked_from?: NodeRef;
+  history?: Message[];
 };
 
-export type RunStatusData = { status: RunStatus; reason?: string; error?: string };
+export type RunStatusData = { status: RunStatus; reason?: string; error?: string; next?: Next };
+
+// run.forked: another run was forked from this one at node_id.
+export type RunForkedData = { node_id: string; fork: string };
+
+// llm.attempt: a failed attempt of a model call that will be retried; the
+// text streamed by that attempt is void.
+export type LLMAttemptData = { attempt: number; kind: string; error: string; retry_in_ms: number };
+
+// tool.executing (data {}): the tool call starts its side effect now.
+export type ToolExecutingData = Record<string, never>;
 
 export type NodeKind = "user" | "llm" | "tool" | "agent";
 
@@ -186,6 +250,7 @@ export type NodeStartedData = {
   call_id?: string;
   arguments?: unknown;
   risk?: string;
+  retry_of?: string; // tool: the interrupted node this retried call replaces
 };
 
 export type LLMDeltaData = { text: string };
@@ -230,6 +295,7 @@ export const runLevelTypes: ReadonlySet<string> = new Set([
   "run.status",
   "approval.requested",
   "approval.decided",
+  "run.forked",
 ]);
 
 // WebSocket messages.

@@ -13,7 +13,7 @@ export type EventSocketOptions = {
   // Called once per event of a subscribed run, in seq order.
   onEvent: (e: Event) => void;
   // Called for every run-level event seen (run.created, run.status,
-  // approval.*) of any run; a run's event can come twice (once per
+  // approval.*, run.forked) of any run; a run's event can come twice (once per
   // subscription), so use it only as a hint to refetch.
   onRunLevel?: (e: Event) => void;
   // Called after each (re)connect once the subscriptions are sent: the

@@ -126,3 +126,103 @@ describe("reduce", () => {
     expect(s.runs[run]!.lastSeq).toBe(6);
   });
 });
+
+// more continues the log after `start`, with seqs from start.length + 1.
+function more(...events: Omit<Event, "run_id" | "seq" | "ts">[]): Event[] {
+  return log(...events).map((e) => ({ ...e, seq: e.seq + start.length }));
+}
+
+describe("reduce, runtime control", () => {
+  it("stores what a paused run does next, and clears it when the run goes on", () => {
+    const next = { kind: "tool", tool: "list_dir", arguments: { path: "." } };
+    const paused = replay(more(
+      { type: "run.status", data: { status: "pausing", reason: "pause asked" } },
+      { type: "run.status", data: { status: "paused", reason: "paused by the user", next } },
+    ), replay(start));
+    const t = paused.runs[run]!;
+    expect(t).toMatchObject({ status: "paused", reason: "paused by the user", next });
+
+    const going = reduce(paused, { run_id: run, seq: 9, ts: 0, type: "run.status", data: { status: "running", reason: "continue" } });
+    expect(going.runs[run]!.status).toBe("running");
+    expect(going.runs[run]!.next).toBeUndefined();
+  });
+
+  it("records a failed model attempt and drops the text it streamed", () => {
+    const s = replay(more(
+      { type: "llm.attempt", node_id: "n_llm", data: { attempt: 1, kind: "rate_limited", error: "429 slow down", retry_in_ms: 1000 } },
+      { type: "llm.delta", node_id: "n_llm", data: { text: "Second try." } },
+    ), replay(start));
+    const n = s.runs[run]!.nodes["n_llm"]!;
+    if (n.kind !== "llm") throw new Error("not an llm node");
+    expect(n.attempts).toEqual([{ attempt: 1, kind: "rate_limited", error: "429 slow down", retry_in_ms: 1000 }]);
+    expect(n.text).toBe("Second try.");
+    expect(n.status).toBe("running");
+  });
+
+  it("marks a tool call executing, still running", () => {
+    const s = replay(more(
+      { type: "node.started", node_id: "n_tool", data: { kind: "tool", label: "list_dir", tool: "list_dir", arguments: { path: "." }, risk: "read" } },
+      { type: "tool.executing", node_id: "n_tool", data: {} },
+    ), replay(start));
+    const n = s.runs[run]!.nodes["n_tool"] as ToolNode;
+    expect(n.status).toBe("running");
+    expect(n.executing).toBe(true);
+  });
+
+  it("says which interrupted node a retried call replaces", () => {
+    const s = replay(more(
+      { type: "node.started", node_id: "n9", data: { kind: "tool", label: "write_file", tool: "write_file", arguments: {}, risk: "write", retry_of: "n5" } },
+    ), replay(start));
+    expect((s.runs[run]!.nodes["n9"] as ToolNode).retryOf).toBe("n5");
+  });
+
+  it("lists the forks of a run once each", () => {
+    const s = replay(more(
+      { type: "run.forked", data: { node_id: "n_llm", fork: "run_f1" } },
+      { type: "run.forked", data: { node_id: "n_user", fork: "run_f2" } },
+      { type: "run.forked", data: { node_id: "n_llm", fork: "run_f1" } },
+    ), replay(start));
+    expect(s.runs[run]!.forks).toEqual([
+      { node_id: "n_llm", fork: "run_f1" },
+      { node_id: "n_user", fork: "run_f2" },
+    ]);
+  });
+
+  it("records where a fork came from and the history it carries", () => {
+    const history = [
+      { role: "user", text: "Write hello.txt" },
+      { role: "assistant", text: "Looking.", tool_calls: [{ id: "c1", name: "list_dir", arguments: { path: "." } }] },
+      { role: "tool", tool_call_id: "c1", text: "not run", is_error: true },
+    ];
+    const s = reduce(emptyStream, {
+      run_id: "run_f1", seq: 1, ts: 0, type: "run.created",
+      data: {
+        agent: { id: "ag_1", name: "demo", provider: "script", model: "", demo: true }, instructions: "Write hello.txt",
+        workspace: "/tmp/ws", mode: "ask", max_steps: 10, forked_from: { run_id: run, node_id: "n_llm" }, history,
+      },
+    });
+    expect(s.runs["run_f1"]).toMatchObject({ forkedFrom: { run_id: run, node_id: "n_llm" }, history, forks: [] });
+  });
+
+  it("keeps a steer message as a user node labelled steer, in place", () => {
+    const s = replay(more(
+      { type: "node.started", node_id: "n_steer", data: { kind: "user", label: "steer", text: "Use British spelling." } },
+      { type: "node.finished", node_id: "n_steer", data: { status: "succeeded", duration_ms: 0 } },
+    ), replay(start));
+    const t = s.runs[run]!;
+    expect(t.nodeOrder).toEqual(["n_user", "n_llm", "n_steer"]);
+    expect(t.nodes["n_steer"]).toMatchObject({ kind: "user", label: "steer", text: "Use British spelling.", status: "succeeded" });
+  });
+
+  it("builds the same state live and in replay", () => {
+    const events = [...start, ...more(
+      { type: "llm.attempt", node_id: "n_llm", data: { attempt: 1, kind: "overloaded", error: "529", retry_in_ms: 500 } },
+      { type: "run.forked", data: { node_id: "n_user", fork: "run_f" } },
+      { type: "run.status", data: { status: "paused", reason: "step", next: { kind: "model" } } },
+    )];
+    const live = events.reduce((s, e) => reduce(s, e), emptyStream);
+    // Replay delivers the log again, partly twice: the state is the same.
+    const replayed = replay([...events.slice(0, 5), ...events]);
+    expect(replayed).toEqual(live);
+  });
+});

@@ -9,12 +9,17 @@ import type {
   ApprovalRequestedData,
   Decision,
   Event,
+  LLMAttemptData,
   LLMDeltaData,
+  Message,
+  Next,
   NodeFinishedData,
+  NodeRef,
   NodeStartedData,
   NodeStatus,
   PolicyDecidedData,
   RunCreatedData,
+  RunForkedData,
   RunStatus,
   RunStatusData,
   ToolCall,
@@ -44,11 +49,16 @@ type NodeBase = {
   error?: string;
 };
 
+// A user node's label says where its message came from: "instructions", or
+// "steer" for a message sent to the running agent.
 export type UserNode = NodeBase & { kind: "user"; text: string };
 export type LlmNode = NodeBase & {
   kind: "llm";
   model?: string;
+  // The text of the current attempt: a failed attempt's text is void.
   text: string;
+  // The failed attempts that were retried, in order.
+  attempts?: LLMAttemptData[];
   toolCalls?: ToolCall[];
   stopReason?: string;
   usage?: Usage;
@@ -64,6 +74,10 @@ export type ToolNode = NodeBase & {
   code?: string;
   policy?: PolicyDecidedData;
   approval?: ApprovalState;
+  // Set by tool.executing: the call's side effect started.
+  executing?: boolean;
+  // The interrupted node this retried call replaces.
+  retryOf?: string;
 };
 export type AgentNode = NodeBase & { kind: "agent" };
 export type TranscriptNode = UserNode | LlmNode | ToolNode | AgentNode;
@@ -78,6 +92,13 @@ export type RunTranscript = {
   status?: RunStatus;
   reason?: string;
   error?: string;
+  // What a paused run does next (from its last run.status).
+  next?: Next;
+  // A fork: where it branched from and the conversation it carries over.
+  forkedFrom?: NodeRef;
+  history?: Message[];
+  // The runs forked from this one, in the order they were made.
+  forks: RunForkedData[];
   // Node ids in the order their node.started arrived.
   nodeOrder: string[];
   nodes: Record<string, TranscriptNode>;
@@ -88,7 +109,7 @@ export type StreamState = { runs: Record<string, RunTranscript> };
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, nodeOrder: [], nodes: {} };
+  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {} };
 }
 
 // reduce applies one event to the state of all runs.
@@ -110,11 +131,24 @@ function apply(t: RunTranscript, e: Event): RunTranscript {
   switch (e.type) {
     case "run.created": {
       const d = data as RunCreatedData;
-      return { ...t, agent: d.agent, instructions: d.instructions, workspace: d.workspace, demo: !!d.agent?.demo };
+      return {
+        ...t,
+        agent: d.agent,
+        instructions: d.instructions,
+        workspace: d.workspace,
+        demo: !!d.agent?.demo,
+        forkedFrom: d.forked_from,
+        history: d.history,
+      };
     }
     case "run.status": {
       const d = data as RunStatusData;
-      return { ...t, status: d.status, reason: d.reason, error: d.error };
+      return { ...t, status: d.status, reason: d.reason, error: d.error, next: d.next };
+    }
+    case "run.forked": {
+      const d = data as RunForkedData;
+      if (!d.fork || t.forks.some((f) => f.fork === d.fork)) return t;
+      return { ...t, forks: [...t.forks, { node_id: d.node_id, fork: d.fork }] };
     }
     case "node.started":
       return e.node_id ? startNode(t, e.node_id, e.ts, data as NodeStartedData) : t;
@@ -122,6 +156,17 @@ function apply(t: RunTranscript, e: Event): RunTranscript {
       const d = data as LLMDeltaData;
       return updateNode(t, e.node_id, (n) => (n.kind === "llm" ? { ...n, text: n.text + (d.text ?? "") } : n));
     }
+    case "llm.attempt": {
+      // The attempt failed and is retried: its streamed text is void.
+      const d = data as LLMAttemptData;
+      return updateNode(t, e.node_id, (n) =>
+        n.kind === "llm" ? { ...n, text: "", attempts: [...(n.attempts ?? []), d] } : n,
+      );
+    }
+    case "tool.executing":
+      return updateNode(t, e.node_id, (n) =>
+        n.kind === "tool" ? { ...n, executing: true, status: isOpen(n.status) ? "running" : n.status } : n,
+      );
     case "node.finished":
       return updateNode(t, e.node_id, (n) => finishNode(n, e.ts, data as NodeFinishedData));
     case "policy.decided": {
@@ -158,6 +203,7 @@ function startNode(t: RunTranscript, id: string, ts: number, d: NodeStartedData)
         arguments: d.arguments,
         callId: d.call_id,
         isError: false,
+        retryOf: d.retry_of,
       };
       break;
     default:

@@ -48,11 +48,17 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
     applyEvent: (e) => set((s) => ({ stream: reduce(s.stream, e) })),
     select: (runId) => set({ selectedRunId: runId }),
     setLists: (runs, inbox) => set({ runs, inbox, loadError: undefined }),
+    // Answers to concurrent fetches can arrive out of order: a copy that saw
+    // fewer events than the one held is dropped.
     setRun: (run) =>
-      set((s) => ({
-        runDetail: { ...s.runDetail, [run.id]: run },
-        runs: s.runs.map((r) => (r.id === run.id && r.updated_at <= run.updated_at ? run : r)),
-      })),
+      set((s) => {
+        const held = s.runDetail[run.id];
+        if (held && held.last_seq > run.last_seq) return {};
+        return {
+          runDetail: { ...s.runDetail, [run.id]: run },
+          runs: s.runs.map((r) => (r.id === run.id && r.updated_at <= run.updated_at ? run : r)),
+        };
+      }),
     addRun: (run) =>
       set((s) => ({
         runDetail: { ...s.runDetail, [run.id]: run },

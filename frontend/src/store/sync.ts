@@ -60,7 +60,12 @@ export function startSync(api: Api, store: AppStore, socketOpts: SocketOptions =
   const socket = new EventSocket({
     ...socketOpts,
     onEvent: (e) => state().applyEvent(e),
-    onRunLevel: (e) => scheduleRefresh(e.run_id),
+    onRunLevel: (e) => {
+      // The selected run's controls go by its capabilities, which change
+      // with its status: fetch it at once rather than with the burst.
+      if (e.type === "run.status" && e.run_id === state().selectedRunId) void refreshRun(e.run_id);
+      scheduleRefresh(e.run_id);
+    },
     // The all-runs subscription does not replay: read the lists after each connect.
     onOpen: () => void refreshLists(),
     onStatus: (s) => state().setConnection(s),

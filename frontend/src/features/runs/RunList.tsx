@@ -32,11 +32,14 @@ export function RunList() {
 
 type ItemProps = { run: Run; selected: boolean; now: number; onSelect: (id: string) => void };
 
+// A paused run waits for a person as much as an approval does: its item is
+// marked and says why it paused.
 function RunItem({ run, selected, now, onSelect }: ItemProps) {
+  const paused = run.status === "paused";
   return (
     <button
       type="button"
-      className={`run-item${selected ? " selected" : ""}`}
+      className={`run-item run-item-${run.status}${selected ? " selected" : ""}`}
       aria-label={`Run ${run.id}`}
       aria-current={selected ? "true" : undefined}
       data-run-id={run.id}
@@ -55,6 +58,8 @@ function RunItem({ run, selected, now, onSelect }: ItemProps) {
         </span>
       </span>
       <span className="run-instructions">{run.instructions}</span>
+      {paused && <span className="run-paused-reason">Paused: {run.reason || "waiting to continue"}</span>}
+      {run.forked_from && <span className="run-fork-of">fork of {run.forked_from}</span>}
     </button>
   );
 }

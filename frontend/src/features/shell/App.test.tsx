@@ -51,12 +51,14 @@ const ok = (body: unknown): Route => () => [200, body];
 
 describe("App", () => {
   it("lists runs, follows the selected run's events and shows the waiting approval", async () => {
+    // The server's copy of the run: it follows the events the test plays.
+    let current = run;
     const { calls, sock } = start({
       "GET /api/v1/info": ok(info),
       "GET /api/v1/agents": ok({ agents: [agent] }),
       "GET /api/v1/runs": ok({ runs: [run] }),
       "GET /api/v1/interactions?status=pending": ok({ interactions: [] }),
-      "GET /api/v1/runs/run_1": ok(run),
+      "GET /api/v1/runs/run_1": () => [200, current],
       "POST /api/v1/runs/run_1/commands": (init) => [200, { command_id: JSON.parse(String(init?.body)).command_id, status: "accepted" }],
     });
     act(() => sock().open());
@@ -77,6 +79,7 @@ describe("App", () => {
       s.event("run_1", 5, "llm.delta", { text: "the file." }, "n_llm");
       s.event("run_1", 6, "node.started", { kind: "tool", label: "write_file", tool: "write_file", arguments: { path: "hello.txt" }, risk: "write" }, "n_tool");
       s.event("run_1", 7, "approval.requested", { interaction_id: "ia_1", tool: "write_file", arguments: { path: "hello.txt" }, risk: "write", reason: "ask" }, "n_tool");
+      current = { ...run, status: "waiting", last_seq: 8, capabilities: ["pause", "steer", "cancel", "fork"] };
       s.event("run_1", 8, "run.status", { status: "waiting" });
     });
 

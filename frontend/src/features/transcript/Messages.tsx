@@ -2,7 +2,14 @@ import { memo } from "react";
 import { useApp } from "../../store/context";
 import { duration } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
+import { ForkButton } from "../controls/Fork";
 
+// userLabels names where a user message came from, by its node's label.
+const userLabels: Record<string, string> = { instructions: "Instructions", steer: "Steer" };
+
+type NodeProps = { runId: string; nodeId: string };
+
+// UserMessage is the run's instructions before any event arrived.
 export function UserMessage({ text }: { text: string }) {
   return (
     <div className="msg msg-user">
@@ -12,7 +19,23 @@ export function UserMessage({ text }: { text: string }) {
   );
 }
 
-type NodeProps = { runId: string; nodeId: string };
+// UserNodeMessage is a user node: the instructions, or a steer message sent
+// while the run went on, shown where it entered the conversation.
+export const UserNodeMessage = memo(function UserNodeMessage({ runId, nodeId }: NodeProps) {
+  const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
+  if (n?.kind !== "user") return null;
+  const steer = n.label === "steer";
+  return (
+    <div className={`msg msg-user${steer ? " msg-steer" : ""}`} data-testid={steer ? "steer-message" : "user-message"}>
+      <div className="msg-meta">
+        <span>{userLabels[n.label] ?? (n.label || "User")}</span>
+        <span className="spacer" />
+        <ForkButton runId={runId} nodeId={nodeId} />
+      </div>
+      <div className="msg-text">{n.text}</div>
+    </div>
+  );
+});
 
 // LlmMessage is one model response, streamed in as plain text.
 export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps) {
@@ -20,7 +43,7 @@ export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps)
   if (n?.kind !== "llm") return null;
   const streaming = n.status === "running";
   return (
-    <div className={`msg msg-llm${streaming ? " streaming" : ""}`} data-status={n.status}>
+    <div className={`msg msg-llm${streaming ? " streaming" : ""}`} data-testid="llm-message" data-node-id={nodeId} data-status={n.status}>
       <div className="msg-meta">
         <span>{n.label || "Model"}</span>
         {n.model && <span className="muted">{n.model}</span>}
@@ -31,7 +54,19 @@ export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps)
           </span>
         )}
         <span className="muted">{duration(n.durationMs)}</span>
+        <span className="spacer" />
+        <ForkButton runId={runId} nodeId={nodeId} />
       </div>
+      {!!n.attempts?.length && (
+        <ul className="attempts" aria-label="Failed attempts">
+          {n.attempts.map((a) => (
+            <li key={a.attempt} title={a.error}>
+              attempt {a.attempt} failed: <code>{a.kind}</code> <span className="attempt-error">{a.error}</span> … retrying in{" "}
+              {duration(a.retry_in_ms)}
+            </li>
+          ))}
+        </ul>
+      )}
       <div data-testid="llm-text" className="msg-text">
         {n.text}
       </div>

@@ -1,12 +1,14 @@
 import "./transcript.css";
-import { useState } from "react";
-import { newId } from "../../api/client";
-import type { Run } from "../../api/types";
-import { useApp, useServices } from "../../store/context";
-import { terminalStatuses, type RunTranscript } from "../../store/reducer";
+import { useApp } from "../../store/context";
+import { terminalStatuses } from "../../store/reducer";
 import { selectRun } from "../../store/store";
-import { errorMessage } from "../../ui/format";
 import { DemoLabel, StatusBadge } from "../../ui/StatusBadge";
+import { Lineage } from "../controls/Fork";
+import { liveRun } from "../controls/liveRun";
+import { PausedBanner } from "../controls/PausedBanner";
+import { RunControls } from "../controls/RunControls";
+import { SteerBox } from "../controls/SteerBox";
+import { useCommand } from "../controls/useCommand";
 import { Transcript } from "./Transcript";
 
 // RunView is the selected run: its header and its live transcript.
@@ -21,56 +23,32 @@ export function RunView() {
   }
   return (
     <div className="run-view">
-      <RunHeader runId={runId} />
+      {/* Keyed by run: a command's error or a steer draft stays with its run. */}
+      <RunHeader key={runId} runId={runId} />
       <Transcript runId={runId} />
     </div>
   );
 }
 
-// runStatus is the newest status known: the event stream's, unless the
-// REST copy of the run has seen later events than the stream has applied.
-export function runStatus(run: Run | undefined, t: RunTranscript | undefined): string {
-  if (t?.status && t.lastSeq >= (run?.last_seq ?? 0)) return t.status;
-  return run?.status ?? t?.status ?? "queued";
-}
-
 function RunHeader({ runId }: { runId: string }) {
-  const { api, refreshRun } = useServices();
   const run = useApp((s) => selectRun(s, runId));
   const t = useApp((s) => s.stream.runs[runId]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { send, busy, error } = useCommand(runId);
 
-  const status = runStatus(run, t);
-  const canCancel = !!run?.capabilities?.includes("cancel") && !terminalStatuses.has(status);
+  const live = liveRun(run, t);
   const demo = run?.demo ?? t?.demo ?? false;
 
-  async function cancel() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const res = await api.command(runId, { command_id: newId(), type: "cancel" });
-      if (res.status === "rejected") setError(res.message ?? `cancel rejected (${res.code ?? "unknown"})`);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-      void refreshRun(runId);
-    }
-  }
-
   return (
-    <header className="run-header">
+    <header className={`run-header run-header-${live.status}`}>
       <div className="run-header-main">
-        <StatusBadge status={status} data-testid="run-status" className="large" />
+        <StatusBadge status={live.status} data-testid="run-status" className="large" />
         <h1>{run?.agent_name ?? t?.agent?.name ?? "Run"}</h1>
         {demo && <DemoLabel />}
         <code className="run-id">{runId}</code>
         <span className="spacer" />
-        <button type="button" className="danger" disabled={!canCancel || busy} onClick={() => void cancel()}>
-          Cancel run
-        </button>
+        <RunControls live={live} send={send} busy={busy} />
       </div>
+      <Lineage runId={runId} />
       <dl className="run-facts">
         <dt>Workspace</dt>
         <dd>
@@ -89,6 +67,8 @@ function RunHeader({ runId }: { runId: string }) {
           </>
         )}
       </dl>
+      <PausedBanner live={live} send={send} busy={busy} />
+      {!terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
       {error && (
         <p className="form-error" role="alert">
           {error}

@@ -2,10 +2,12 @@ import { memo } from "react";
 import { useApp } from "../../store/context";
 import type { ToolNode } from "../../store/reducer";
 import { duration, pretty } from "../../ui/format";
+import { ForkButton } from "../controls/Fork";
 import { ApprovalCard } from "../inbox/ApprovalCard";
 
 const statusText: Record<string, string> = {
   waiting: "waiting for approval",
+  interrupted: "interrupted: outcome unknown",
 };
 
 // ToolCard is one tool call: what was asked, whether a person let it run, what came back.
@@ -19,13 +21,16 @@ export const ToolCard = memo(function ToolCard({ runId, nodeId }: { runId: strin
       data-testid="tool-card"
       data-tool={n.tool}
       data-status={n.status}
+      data-node-id={nodeId}
     >
       <header className="tool-head">
         <span className="tool-name">{n.tool}</span>
         {n.risk && <span className={`risk risk-${n.risk}`}>{n.risk}</span>}
         <span className={`tool-status status-${n.status}`}>{statusText[n.status] ?? n.status}</span>
+        {n.retryOf && <span className="retry-of">retry of {n.retryOf}</span>}
         <span className="spacer" />
         <span className="muted">{duration(n.durationMs)}</span>
+        <ForkButton runId={runId} nodeId={nodeId} />
       </header>
       <pre className="json">
         {pretty(n.arguments)}

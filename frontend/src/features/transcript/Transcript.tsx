@@ -2,7 +2,8 @@ import { useApp } from "../../store/context";
 import { useShallow } from "zustand/react/shallow";
 import { terminalStatuses } from "../../store/reducer";
 import { selectRun } from "../../store/store";
-import { AgentLine, LlmMessage, UserMessage } from "./Messages";
+import { ForkHistory } from "./ForkHistory";
+import { AgentLine, LlmMessage, UserMessage, UserNodeMessage } from "./Messages";
 import { ToolCard } from "./ToolCard";
 
 // Transcript shows a run's nodes in the order they started, then how the run ended.
@@ -12,14 +13,15 @@ export function Transcript({ runId }: { runId: string }) {
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
   const loaded = useApp((s) => (s.stream.runs[runId]?.lastSeq ?? 0) > 0);
   const hasUser = kinds.includes("user");
+  const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
 
   return (
     <section aria-label="Transcript" className="transcript">
-      {!hasUser && instructions && <UserMessage text={instructions} />}
+      {forked ? <ForkHistory runId={runId} /> : !hasUser && instructions && <UserMessage text={instructions} />}
       {(order ?? []).map((id, i) => {
         switch (kinds[i]) {
           case "user":
-            return <UserNode key={id} runId={runId} nodeId={id} />;
+            return <UserNodeMessage key={id} runId={runId} nodeId={id} />;
           case "llm":
             return <LlmMessage key={id} runId={runId} nodeId={id} />;
           case "tool":
@@ -32,14 +34,6 @@ export function Transcript({ runId }: { runId: string }) {
       <Outcome runId={runId} />
     </section>
   );
-}
-
-function UserNode({ runId, nodeId }: { runId: string; nodeId: string }) {
-  const text = useApp((s) => {
-    const n = s.stream.runs[runId]?.nodes[nodeId];
-    return n?.kind === "user" ? n.text : "";
-  });
-  return <UserMessage text={text} />;
 }
 
 // Outcome says how the run ended, or that it waits for a person.

@@ -1,0 +1,89 @@
+import { useApp, useServices } from "../../store/context";
+import { selectRun } from "../../store/store";
+import { useCommand } from "./useCommand";
+
+// Statuses of a node that a fork can start after: it finished, and its
+// outcome is known (an interrupted node's is not).
+const forkable = new Set(["succeeded", "failed", "denied", "cancelled"]);
+
+// ForkButton starts a new run, paused, whose conversation is this run's up to
+// and including the node, then selects it. It shows only on a finished node
+// of a run whose capabilities hold fork.
+export function ForkButton({ runId, nodeId }: { runId: string; nodeId: string }) {
+  const allowed = useApp((s) => !!selectRun(s, runId)?.capabilities?.includes("fork"));
+  const status = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]?.status);
+  const select = useApp((s) => s.select);
+  const { refreshLists } = useServices();
+  const { send, busy, error } = useCommand(runId);
+  if (!allowed || !status || !forkable.has(status)) return null;
+
+  async function fork() {
+    const res = await send("fork", { node_id: nodeId });
+    if (res?.status === "accepted" && res.fork) {
+      void refreshLists();
+      select(res.fork);
+    }
+  }
+
+  return (
+    <>
+      <button
+        type="button"
+        className="fork-button"
+        disabled={busy}
+        title={`Start a new run, paused, that continues the conversation from ${nodeId}`}
+        onClick={() => void fork()}
+      >
+        Fork from here
+      </button>
+      {error && (
+        <span className="fork-error" role="alert">
+          {error}
+        </span>
+      )}
+    </>
+  );
+}
+
+// Lineage links a fork to the run it came from, and a run to its forks.
+export function Lineage({ runId }: { runId: string }) {
+  const select = useApp((s) => s.select);
+  const from = useApp((s) => s.stream.runs[runId]?.forkedFrom);
+  const fromRun = useApp((s) => selectRun(s, runId)?.forked_from);
+  const forks = useApp((s) => s.stream.runs[runId]?.forks);
+  const srcRun = from?.run_id ?? fromRun;
+  const srcLabel = useApp((s) => (from ? s.stream.runs[from.run_id]?.nodes[from.node_id]?.label : undefined));
+  if (!srcRun && !forks?.length) return null;
+  return (
+    <div className="lineage">
+      {srcRun && (
+        <span className="fork-of">
+          Fork of{" "}
+          <button type="button" className="link run-link" aria-label={`Open run ${srcRun}`} onClick={() => select(srcRun)}>
+            {srcRun}
+          </button>
+          {from && (
+            <>
+              {" "}
+              at <code>{from.node_id}</code>
+              {srcLabel && <span className="muted"> ({srcLabel})</span>}
+            </>
+          )}
+        </span>
+      )}
+      {!!forks?.length && (
+        <span className="forks">
+          Forks:{" "}
+          {forks.map((f) => (
+            <span key={f.fork} className="fork-item">
+              <button type="button" className="link run-link" aria-label={`Open run ${f.fork}`} onClick={() => select(f.fork)}>
+                {f.fork}
+              </button>
+              <span className="muted"> at {f.node_id}</span>
+            </span>
+          ))}
+        </span>
+      )}
+    </div>
+  );
+}

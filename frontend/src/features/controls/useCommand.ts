@@ -1,0 +1,39 @@
+import { useCallback, useState } from "react";
+import { newId } from "../../api/client";
+import type { CommandResult, CommandType } from "../../api/types";
+import { useServices } from "../../store/context";
+import { errorMessage } from "../../ui/format";
+
+export type SendCommand = (
+  type: CommandType,
+  extra?: { text?: string; node_id?: string },
+) => Promise<CommandResult | undefined>;
+
+// useCommand sends commands to a run, one at a time. A rejection or a failed
+// call becomes error (the server's message); the run is refetched after each
+// so its capabilities follow at once.
+export function useCommand(runId: string): { send: SendCommand; busy: boolean; error?: string } {
+  const { api, refreshRun } = useServices();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const send = useCallback<SendCommand>(
+    async (type, extra = {}) => {
+      setBusy(true);
+      setError(undefined);
+      try {
+        const res = await api.command(runId, { command_id: newId(), type, ...extra });
+        if (res.status === "rejected") setError(res.message ?? `${type} rejected (${res.code ?? "unknown"})`);
+        return res;
+      } catch (err) {
+        setError(errorMessage(err));
+        return undefined;
+      } finally {
+        setBusy(false);
+        void refreshRun(runId);
+      }
+    },
+    [api, refreshRun, runId],
+  );
+  return { send, busy, error };
+}
