@@ -93,6 +93,11 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 	}
 	a := s.lookup(r.ID)
 	if a == nil {
+		// r may have been read just before the run ended here: a run leaves
+		// the active set only once its end has committed, so read it again.
+		if now, err := s.cfg.Store.GetRun(ctx, r.ID); err == nil && Status(now.Status).Terminal() {
+			return rejected(CodeTerminal, "the run is already %s", now.Status)
+		}
 		if c.Type != CmdCancel {
 			return rejected(CodeInvalidState, "no Steward process drives this run; restart the server to resume it")
 		}
@@ -138,6 +143,9 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 			return rejected(CodeInvalidState, "%s (node %s) was interrupted: retry it, skip it or cancel the run", act.call.Name, act.tool.node)
 		}
 		a.stepping = c.Type == CmdStep
+		// A pause not yet taken (the one Recover asks for, when the log
+		// already says paused) must not swallow the person's go-ahead.
+		a.pauseAsked, a.pauseReason = false, ""
 		a.setStatusLocked(Running, c.Type, "", nil)
 		a.flushLocked()
 		a.signal()
@@ -150,6 +158,7 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 			return rejected(CodeInvalidState, "node %s is not the interrupted call; %s (node %s) is", c.NodeID, act.call.Name, act.tool.node)
 		}
 		a.resolve = c.Type
+		a.pauseAsked, a.pauseReason = false, "" // as for continue
 		a.setStatusLocked(Running, c.Type+" "+act.tool.node, "", nil)
 		a.flushLocked()
 		a.signal()

@@ -77,6 +77,11 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 		return ctx.Err() == nil
 	}
 	a.pauseAsked, a.pauseReason = false, ""
+	if act.kind == actTool {
+		// The person has seen this call come next: its breakpoint, if any,
+		// has done its work and does not stop the run before it again.
+		a.brokeAt[act.call.ID] = true
+	}
 	a.setStatusLocked(Paused, reason, "", act.describe())
 	a.mu.Unlock()
 	if err := a.sync(); err != nil {
@@ -87,7 +92,10 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 		case <-ctx.Done():
 			return false
 		case <-a.wake:
-			if a.status() == Running {
+			// Pausing: the run was let go (continue, step, retry, skip) and a
+			// pause came before this goroutine woke; the pause takes effect
+			// at the next safe point, like any pause of a running run.
+			if st := a.status(); st == Running || st == Pausing {
 				return true
 			}
 		}

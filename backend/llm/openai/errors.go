@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -26,9 +28,11 @@ const maxErrorBody = 64 << 10
 // statusError is an HTTP error response, caught by captureErrors before the
 // SDK parses it: the SDK understands only {"error":{...}} bodies, and servers
 // that copy the API also answer {"error":"text"}, {"detail":...} or plain text.
+// Its Retry-After is read here, where the headers are at hand.
 type statusError struct {
-	status int
-	body   []byte
+	status     int
+	body       []byte
+	retryAfter time.Duration
 }
 
 func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
@@ -42,7 +46,33 @@ func captureErrors(req *http.Request, next option.MiddlewareNext) (*http.Respons
 	}
 	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody)) // a short read still has the status
 	_ = res.Body.Close()
-	return nil, &statusError{status: res.StatusCode, body: body}
+	return nil, &statusError{status: res.StatusCode, body: body, retryAfter: retryAfter(res.Header, time.Now())}
+}
+
+// retryAfter reads how long the server asks us to wait: retry-after-ms
+// (milliseconds, which OpenAI sends next to Retry-After), else Retry-After in
+// seconds or as an HTTP date. It is 0 when there is neither, or the date has
+// passed.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // classify maps an error of a model call to an *llm.Error, or to the
@@ -59,6 +89,7 @@ func (p *Provider) classify(ctx context.Context, err error, started bool) error 
 			Kind:       kindForStatus(se.status),
 			StatusCode: se.status,
 			Message:    bodyMessage(se.status, se.body),
+			RetryAfter: se.retryAfter,
 			Err:        err,
 		}
 	}
