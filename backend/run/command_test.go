@@ -1,8 +1,8 @@
 package run_test
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
