@@ -192,3 +192,19 @@ func TestCLICtrlCPausesThenCancels(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestCLIBudgetPauseAndRaise(t *testing.T) {
+	t.Parallel()
+	// A budget of one model call: the demo needs three. Continue is refused,
+	// raise doubles the budget (two calls, then three).
+	out, code := stewardCmd(t, "c\nr\ny\nr\n", nil, "run", "--max-steps", "1", "--workspace", t.TempDir(), "within budget")
+	for _, want := range []string{"paused (budget: max_steps 1 reached; raise it to go on)", "continue: budget: max_steps 1 reached",
+		"paused (budget: max_steps 2 reached", "run completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -134,7 +134,8 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	in := inbox.New(st, func() string { return newID("ia") })
 	models := config.NewModels(cfg)
-	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf})
+	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
+		Price: config.NewPrices(cfg.Prices).Cost})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()
@@ -306,6 +307,8 @@ func runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, 
 	ws := fl.String("workspace", ".", "workspace folder the agent works in")
 	unattended := fl.Bool("unattended", false, "nobody is at the terminal: calls that need approval are denied")
 	breakBefore := fl.String("break-before", "", "comma-separated tool names to pause before, like breakpoints")
+	maxSteps := fl.Int("max-steps", 0, "budget of model calls for this run (default: the agent's); reaching it pauses the run")
+	maxCost := fl.Float64("max-cost-usd", 0, "budget in US dollars for this run (default: the agent's); reaching it pauses the run")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] [--break-before TOOLS] \"instructions\"\n\n"+
 			"Run an agent in this terminal. Approvals are asked here: y approves, n denies (with an optional reason).\n"+
@@ -340,7 +343,12 @@ func runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, 
 			breaks = append(breaks, t)
 		}
 	}
-	r, err := s.runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended, BreakBefore: breaks})
+	var limits *event.Limits
+	if *maxSteps != 0 || *maxCost != 0 {
+		limits = &event.Limits{MaxSteps: *maxSteps, MaxCostUSD: *maxCost}
+	}
+	r, err := s.runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended,
+		BreakBefore: breaks, Limits: limits})
 	if err != nil {
 		return 1, err
 	}

@@ -227,9 +227,15 @@ func (c *Console) paused(ctx context.Context, runID string, d event.RunStatusDat
 		interrupted = n.Interrupted
 	}
 	fmt.Fprintf(c.Out, "%s (%s). Next: %s\n", c.paint("33;1", "paused"), d.Reason, next)
+	var budget *event.Limits
+	if d.Next != nil {
+		budget = d.Next.Limits
+	}
 	for {
 		if interrupted {
 			fmt.Fprint(c.Out, "  it may or may not have run: [r]etry it, s[k]ip it, [m]essage to steer, or [x] cancel the run: ")
+		} else if budget != nil {
+			fmt.Fprint(c.Out, "  [r]aise the budget (double it) and continue, [m]essage to steer, or [x] cancel the run: ")
 		} else {
 			fmt.Fprint(c.Out, "  [c]ontinue, [s]tep, [m]essage to steer, or [x] cancel the run: ")
 		}
@@ -249,8 +255,13 @@ func (c *Console) paused(ctx context.Context, runID string, d event.RunStatusDat
 			cmd.Type = run.CmdContinue
 		case "s", "step":
 			cmd.Type = run.CmdStep
-		case "r", "retry":
+		case "r", "retry", "raise":
 			cmd.Type = run.CmdRetry
+			if budget != nil {
+				doubled := event.Limits{MaxSteps: 2 * budget.MaxSteps, MaxTokens: 2 * budget.MaxTokens,
+					MaxCostUSD: 2 * budget.MaxCostUSD, MaxWallTimeMS: 2 * budget.MaxWallTimeMS}
+				cmd.Type, cmd.Limits = run.CmdContinue, &doubled
+			}
 		case "k", "skip":
 			cmd.Type = run.CmdSkip
 		case "x", "cancel":

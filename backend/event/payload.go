@@ -88,6 +88,9 @@ type Next struct {
 	// Interrupted is set when the tool call started before a crash and its
 	// outcome is unknown: the person decides retry, skip or cancel.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Limits are the run's budgets when one of them ran out (the pause's
+	// reason names it): continue with higher limits to go on.
+	Limits *Limits `json:"limits,omitempty"`
 }
 
 // Node kinds.

@@ -17,6 +17,8 @@ type Command struct {
 	Type      string `json:"type"`
 	Text      string `json:"text,omitempty"`
 	NodeID    string `json:"node_id,omitempty"`
+	// Limits raise the run's budgets, with continue or step.
+	Limits *event.Limits `json:"limits,omitempty"`
 }
 
 // CommandResult is the answer to a command. Fork, when accepted, names the
@@ -53,6 +55,14 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	}
 	if c.Type == CmdFork && c.NodeID == "" {
 		return CommandResult{}, fmt.Errorf("%w: fork needs node_id", ErrInvalid)
+	}
+	if c.Limits != nil {
+		if c.Type != CmdContinue && c.Type != CmdStep {
+			return CommandResult{}, fmt.Errorf("%w: limits go with continue or step", ErrInvalid)
+		}
+		if err := checkLimits(*c.Limits); err != nil {
+			return CommandResult{}, err
+		}
 	}
 	s.cmdMu.Lock()
 	defer s.cmdMu.Unlock()
@@ -141,6 +151,18 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 		}
 		if interrupted {
 			return rejected(CodeInvalidState, "%s (node %s) was interrupted: retry it, skip it or cancel the run", act.call.Name, act.tool.node)
+		}
+		limits := a.st.limits
+		if c.Limits != nil {
+			limits = raise(limits, *c.Limits)
+		}
+		if act.kind == actModel {
+			if out := a.st.spentOut(limits); out != "" {
+				return rejected(CodeInvalidState, "budget: %s; continue with higher limits", out)
+			}
+		}
+		if c.Limits != nil {
+			a.emitLocked(event.RunLimits, "", event.RunLimitsData{Limits: limits})
 		}
 		a.stepping = c.Type == CmdStep
 		// A pause not yet taken (the one Recover asks for, when the log

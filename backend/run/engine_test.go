@@ -426,22 +426,81 @@ func TestModelFailure(t *testing.T) {
 	})
 }
 
-func TestMaxSteps(t *testing.T) {
+func TestBudgetsPauseAndRaise(t *testing.T) {
 	t.Parallel()
 	const loop = `{"text": "again", "tool_calls": [{"name": "list_dir"}]}`
 	h := newHarness(t, fixed(scripted(t, `{"turns": [`+strings.Repeat(loop+",", 5)+`{"text": "done"}]}`)))
 	a := testAgent()
 	a.MaxSteps = 2
 	r := h.start(t, a, "go round")
+	// Reaching max_steps pauses the run before its third model call.
+	p := h.waitStatus(t, r.ID, run.Paused)
+	if p.Steps != 2 || !strings.Contains(p.Reason, "budget: max_steps 2 reached") || !strings.Contains(p.Next, `"max_steps":2`) {
+		t.Errorf("run = %+v, want paused by max_steps after 2 steps", p)
+	}
+	// Continue without raising the budget is refused with the reason.
+	if got := h.command(t, r.ID, run.Command{CommandID: "k1", Type: "continue"}); got.Status != "rejected" || got.Code != run.CodeInvalidState || !strings.Contains(got.Message, "max_steps") {
+		t.Errorf("continue without a raise = %+v", got)
+	}
+	// A raise that is still too low is refused too; a real one goes on.
+	low := &event.Limits{MaxSteps: 2}
+	if got := h.command(t, r.ID, run.Command{CommandID: "k2", Type: "continue", Limits: low}); got.Status != "rejected" {
+		t.Errorf("continue with the same limit = %+v", got)
+	}
+	if got := h.command(t, r.ID, run.Command{CommandID: "k3", Type: "continue", Limits: &event.Limits{MaxSteps: 4}}); got.Status != "accepted" {
+		t.Fatalf("continue with max_steps 4 = %+v", got)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Status != "paused" || p.Steps != 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("run = %+v, want paused again after 4 steps", p)
+		}
+		time.Sleep(2 * time.Millisecond)
+		p, _ = h.st.GetRun(context.Background(), r.ID)
+	}
+	h.command(t, r.ID, run.Command{CommandID: "k4", Type: "continue", Limits: &event.Limits{MaxSteps: 100}})
 	end := h.waitEnd(t, r.ID, 5*time.Second)
-	if end.Status != "failed" || end.Steps != 2 || !strings.Contains(end.Error, "max_steps") {
-		t.Errorf("run = %+v, want failed after 2 steps with max_steps", end)
+	if end.Status != "completed" || end.Steps != 6 {
+		t.Errorf("run = %+v, want completed after 6 steps", end)
 	}
 	evs := h.events(t, r.ID)
 	checkLog(t, evs)
-	if st := lastStatus(t, evs); !strings.Contains(st.Error, "max_steps (2)") {
-		t.Errorf("last status = %+v", st)
+	raises := 0
+	for _, ev := range evs {
+		if ev.Type == event.RunLimits {
+			raises++
+		}
 	}
+	if raises != 2 {
+		t.Errorf("%d run.limits events, want 2", raises)
+	}
+	if _, err := h.svc.Command(context.Background(), r.ID, run.Command{CommandID: "k5", Type: "pause", Limits: &event.Limits{MaxSteps: 1}}); !errors.Is(err, run.ErrInvalid) {
+		t.Errorf("limits with pause: %v, want ErrInvalid", err)
+	}
+}
+
+func TestCostBudget(t *testing.T) {
+	t.Parallel()
+	const loop = `{"text": "again", "tool_calls": [{"name": "list_dir"}]}`
+	h := newHarness(t, fixed(scripted(t, `{"turns": [`+strings.Repeat(loop+",", 3)+`{"text": "done"}]}`)))
+	// Every call costs one dollar.
+	svc := h.service(t, func(c *run.Config) {
+		c.Price = func(string, llm.Usage) (float64, bool) { return 1, true }
+	})
+	a := testAgent()
+	a.MaxCostUSD = 1.5
+	r, err := svc.Start(context.Background(), run.StartParams{Agent: a, Instructions: "spend", Workspace: h.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := h.waitStatus(t, r.ID, run.Paused)
+	if p.Steps != 2 || p.CostUSD != 2 || !strings.Contains(p.Reason, "max_cost_usd $1.5000 reached ($2.0000 spent)") {
+		t.Errorf("run = %+v, want paused by cost after 2 calls", p)
+	}
+	if _, err := svc.Command(context.Background(), r.ID, run.Command{CommandID: "c", Type: "cancel"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatus(t, r.ID, run.Cancelled)
 }
 
 func TestUnattendedDeniesAsk(t *testing.T) {

@@ -20,19 +20,16 @@ func (s *Service) drive(ctx context.Context, a *active) {
 	for {
 		a.mu.Lock()
 		act := a.st.next()
-		steps, max := a.st.step, a.st.agent.MaxSteps
 		a.mu.Unlock()
 		if ctx.Err() != nil {
 			s.finish(ctx, a, nil)
 			return
 		}
 		if act.kind == actDone {
-			s.finish(ctx, a, nil)
-			return
-		}
-		if act.kind == actModel && steps >= max {
-			s.finish(ctx, a, fmt.Errorf("reached max_steps (%d) before the model finished", max))
-			return
+			if s.finish(ctx, a, nil) {
+				return
+			}
+			continue // a steer came in with the model's last answer
 		}
 		if !s.safePoint(ctx, a, act) {
 			s.finish(ctx, a, nil)
@@ -68,6 +65,8 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 		reason = "interrupted: " + act.call.Name + " may or may not have run; retry, skip or cancel"
 	case a.pauseAsked:
 		reason = a.pauseReason
+	case act.kind == actModel && a.st.spentOut(a.st.limits) != "":
+		reason = "budget: " + a.st.spentOut(a.st.limits) + "; raise it to go on"
 	case act.kind == actTool && slices.Contains(a.st.breakBefore, act.call.Name) && !a.brokeAt[act.call.ID]:
 		a.brokeAt[act.call.ID] = true
 		reason = "breakpoint before " + act.call.Name
@@ -82,7 +81,12 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 		// has done its work and does not stop the run before it again.
 		a.brokeAt[act.call.ID] = true
 	}
-	a.setStatusLocked(Paused, reason, "", act.describe())
+	next := act.describe()
+	if act.kind == actModel && a.st.spentOut(a.st.limits) != "" {
+		l := a.st.limits
+		next.Limits = &l
+	}
+	a.setStatusLocked(Paused, reason, "", next)
 	a.mu.Unlock()
 	if err := a.sync(); err != nil {
 		s.cfg.Logf("run %s: record pause: %v", a.st.id, err)
@@ -104,9 +108,15 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 
 // finish records the end of the run: cancelled when ctx was cancelled,
 // paused when Steward shuts down (the next start resumes it), failed when
-// cause is set, completed otherwise.
-func (s *Service) finish(ctx context.Context, a *active, cause error) {
+// cause is set, completed otherwise. It returns false, recording nothing,
+// when a completion is no longer due: a steer arrived with the model's last
+// answer, and the model must see it.
+func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 	a.mu.Lock()
+	if ctx.Err() == nil && cause == nil && a.st.next().kind != actDone {
+		a.mu.Unlock()
+		return false
+	}
 	st, reason, msg, rootStatus := Completed, "", "", event.NodeSucceeded
 	switch {
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):
@@ -115,7 +125,7 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) {
 		if err := a.sync(); err != nil {
 			s.cfg.Logf("run %s: record shutdown: %v", a.st.id, err)
 		}
-		return
+		return true
 	case ctx.Err() != nil:
 		st, reason, rootStatus = Cancelled, "cancelled by the user", event.NodeCancelled
 		// The calls the model asked for and that never ran are shown as
@@ -147,6 +157,7 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) {
 	if err := a.sync(); err != nil {
 		s.cfg.Logf("run %s: record end: %v", a.st.id, err)
 	}
+	return true
 }
 
 // interruptedBy is the node status of a call that ctx ended: interrupted by a
@@ -210,8 +221,16 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 	for i, c := range resp.ToolCalls {
 		calls[i] = event.ToolCall{ID: c.ID, Name: c.Name, Arguments: validJSON(c.Arguments)}
 	}
+	cost := 0.0
+	if s.cfg.Price != nil {
+		model := resp.Model
+		if model == "" {
+			model = req.Model
+		}
+		cost, _ = s.cfg.Price(model, resp.Usage)
+	}
 	a.emit(event.NodeFinished, node, event.NodeFinishedData{
-		Status: event.NodeSucceeded, Text: resp.Text, ToolCalls: calls, StopReason: resp.StopReason, DurationMS: dur,
+		Status: event.NodeSucceeded, Text: resp.Text, ToolCalls: calls, StopReason: resp.StopReason, DurationMS: dur, CostUSD: cost,
 		Usage: &event.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, CachedTokens: resp.Usage.CachedTokens},
 	})
 	return nil

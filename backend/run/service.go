@@ -86,6 +86,9 @@ type Config struct {
 	// DeltaFlush bounds how long streamed text is held before it is written
 	// as one llm.delta event; 40ms by default.
 	DeltaFlush time.Duration
+	// Price prices model calls for the cost accounts and budgets; nil
+	// prices everything at zero.
+	Price Pricer
 	// ModelRetries is how many times a failed model call is tried again when
 	// a retry may help (network errors, 408, 429, 5xx); 2 by default, 0
 	// with a negative value.
@@ -138,6 +141,16 @@ type StartParams struct {
 	Unattended   bool
 	// BreakBefore adds tool names to pause before, to the agent's own.
 	BreakBefore []string
+	// Limits override the agent's budgets where set.
+	Limits *event.Limits
+}
+
+// checkLimits refuses negative budgets.
+func checkLimits(l event.Limits) error {
+	if l.MaxSteps < 0 || l.MaxTokens < 0 || l.MaxCostUSD < 0 || l.MaxWallTimeMS < 0 {
+		return fmt.Errorf("%w: limits cannot be negative", ErrInvalid)
+	}
+	return nil
 }
 
 // maxInstructions bounds the first user message.
@@ -173,6 +186,13 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	if err != nil {
 		return store.Run{}, fmt.Errorf("start run: %w", err)
 	}
+	limits := limitsOf(p.Agent)
+	if p.Limits != nil {
+		if err := checkLimits(*p.Limits); err != nil {
+			return store.Run{}, err
+		}
+		limits = raise(limits, *p.Limits)
+	}
 	id := s.cfg.NewID("run")
 	st := newRunState(id)
 	st.model, st.unattended = m, p.Unattended
@@ -186,6 +206,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		Unattended:   p.Unattended,
 		Spec:         spec,
 		BreakBefore:  union(p.Agent.BreakBefore, p.BreakBefore),
+		Limits:       &limits,
 	}
 	a, err := s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", created)

@@ -45,6 +45,13 @@ type runState struct {
 	// yet, in order; tools follows each call's node.
 	calls []llm.ToolCall
 	tools map[string]*toolState // by call id
+	// llmAfter is what the open model call followed: a redo follows it too.
+	llmAfter []string
+	// Budgets and what was spent against them.
+	limits event.Limits
+	tokens int64   // input + output tokens
+	cost   float64 // US dollars
+	workMS int64   // time spent in model and tool calls
 }
 
 // toolState is what the fold knows of one tool call's node.
@@ -76,6 +83,16 @@ func (r *runState) apply(ev event.Event) {
 		}
 		r.breakBefore = d.BreakBefore
 		r.messages = fromEventMessages(d.History)
+		if d.Limits != nil {
+			r.limits = *d.Limits
+		} else {
+			r.limits = limitsOf(r.agent)
+			r.limits.MaxSteps = d.MaxSteps
+		}
+	case event.RunLimits:
+		var d event.RunLimitsData
+		_ = ev.Decode(&d)
+		r.limits = raise(r.limits, d.Limits)
 	case event.RunStatus:
 		var d event.RunStatusData
 		_ = ev.Decode(&d)
@@ -92,6 +109,7 @@ func (r *runState) apply(ev event.Event) {
 		case event.KindLLM:
 			r.step++
 			r.messages = append(r.messages, r.queued...)
+			r.llmAfter = d.After
 			r.queued, r.queuedNodes, r.turnNodes = nil, nil, nil
 			r.llmOpen, r.final = ev.NodeID, false
 		case event.KindTool:
@@ -116,6 +134,13 @@ func (r *runState) apply(ev event.Event) {
 	case event.NodeFinished:
 		var d event.NodeFinishedData
 		_ = ev.Decode(&d)
+		if u := d.Usage; u != nil {
+			r.tokens += u.InputTokens + u.OutputTokens
+		}
+		r.cost += d.CostUSD
+		if ev.NodeID != r.root {
+			r.workMS += d.DurationMS
+		}
 		r.finishNode(ev.NodeID, d)
 	}
 }
@@ -124,7 +149,8 @@ func (r *runState) finishNode(node string, d event.NodeFinishedData) {
 	if node == r.llmOpen {
 		r.llmOpen = ""
 		if d.Status != event.NodeSucceeded {
-			return // the next step calls the model again
+			r.turnNodes = r.llmAfter // the next step calls the model again, after the same nodes
+			return
 		}
 		calls := make([]llm.ToolCall, len(d.ToolCalls))
 		for i, c := range d.ToolCalls {

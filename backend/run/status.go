@@ -66,7 +66,7 @@ const (
 func Capabilities(s Status, interrupted bool) []string {
 	switch s {
 	case Queued:
-		return []string{CmdCancel}
+		return []string{CmdPause, CmdCancel}
 	case Running, Waiting:
 		return []string{CmdPause, CmdSteer, CmdCancel, CmdFork}
 	case Pausing:

@@ -60,7 +60,7 @@ func TestCapabilities(t *testing.T) {
 		terminal    bool
 		want        []string
 	}{
-		{run.Queued, false, false, []string{"cancel"}},
+		{run.Queued, false, false, []string{"pause", "cancel"}},
 		{run.Running, false, false, []string{"pause", "steer", "cancel", "fork"}},
 		{run.Waiting, false, false, []string{"pause", "steer", "cancel", "fork"}},
 		{run.Pausing, false, false, []string{"steer", "cancel", "fork"}},

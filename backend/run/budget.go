@@ -1,0 +1,59 @@
+package run
+
+import (
+	"fmt"
+	"time"
+
+	"steward/backend/agent"
+	"steward/backend/event"
+	"steward/backend/llm"
+)
+
+// Pricer prices one model call's usage in US dollars; known is false for a
+// model without a price (its calls then cost nothing in the accounts).
+type Pricer func(model string, u llm.Usage) (usd float64, known bool)
+
+// limitsOf are the budgets an agent asks for.
+func limitsOf(a agent.Agent) event.Limits {
+	l := event.Limits{MaxSteps: a.MaxSteps, MaxTokens: a.MaxTokens, MaxCostUSD: a.MaxCostUSD}
+	if d, err := time.ParseDuration(a.MaxWallTime); err == nil && d > 0 {
+		l.MaxWallTimeMS = d.Milliseconds()
+	}
+	return l
+}
+
+// raise returns l with the non-zero fields of by.
+func raise(l, by event.Limits) event.Limits {
+	if by.MaxSteps > 0 {
+		l.MaxSteps = by.MaxSteps
+	}
+	if by.MaxTokens > 0 {
+		l.MaxTokens = by.MaxTokens
+	}
+	if by.MaxCostUSD > 0 {
+		l.MaxCostUSD = by.MaxCostUSD
+	}
+	if by.MaxWallTimeMS > 0 {
+		l.MaxWallTimeMS = by.MaxWallTimeMS
+	}
+	return l
+}
+
+// spentOut names the budget that the next model call would exceed, or "".
+// Budgets are checked before model calls: that is where steps, tokens and
+// cost grow. The wall time counts the time spent in model and tool calls,
+// not the time the run waits for a person.
+func (r *runState) spentOut(l event.Limits) string {
+	switch {
+	case l.MaxSteps > 0 && r.step >= l.MaxSteps:
+		return fmt.Sprintf("max_steps %d reached", l.MaxSteps)
+	case l.MaxTokens > 0 && r.tokens >= l.MaxTokens:
+		return fmt.Sprintf("max_tokens %d reached (%d used)", l.MaxTokens, r.tokens)
+	case l.MaxCostUSD > 0 && r.cost >= l.MaxCostUSD:
+		return fmt.Sprintf("max_cost_usd $%.4f reached ($%.4f spent)", l.MaxCostUSD, r.cost)
+	case l.MaxWallTimeMS > 0 && r.workMS >= l.MaxWallTimeMS:
+		return fmt.Sprintf("max_wall_time %s reached (%s of calls)", time.Duration(l.MaxWallTimeMS)*time.Millisecond,
+			(time.Duration(r.workMS) * time.Millisecond).Round(time.Second))
+	}
+	return ""
+}
