@@ -107,11 +107,12 @@ func wireRun(r store.Run) Run {
 
 // StartRun starts a run.
 type StartRun struct {
-	Agent        string   `json:"agent"`
-	Instructions string   `json:"instructions"`
-	Workspace    string   `json:"workspace"`
-	Unattended   bool     `json:"unattended,omitempty"`
-	BreakBefore  []string `json:"break_before,omitempty"`
+	Agent        string        `json:"agent"`
+	Instructions string        `json:"instructions"`
+	Workspace    string        `json:"workspace"`
+	Unattended   bool          `json:"unattended,omitempty"`
+	BreakBefore  []string      `json:"break_before,omitempty"`
+	Limits       *event.Limits `json:"limits,omitempty"`
 }
 
 // Interaction is an approval request.

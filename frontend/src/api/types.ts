@@ -57,9 +57,14 @@ export type Next = {
   // The tool call started before a crash and its outcome is unknown: the
   // person decides retry, skip or cancel.
   interrupted?: boolean;
+  // A budget ran out: the run's limits; continue with higher ones to go on.
+  limits?: Limits;
 };
 
-export type Usage = { input_tokens: number; output_tokens: number; cached_tokens: number };
+// A run's budgets; 0 or absent means no limit.
+export type Limits = { max_steps?: number; max_tokens?: number; max_cost_usd?: number; max_wall_time_ms?: number };
+
+export type Usage = { input_tokens: number; output_tokens: number; cached_tokens: number; cost_usd?: number };
 
 export type Run = {
   id: string;
@@ -97,7 +102,7 @@ export type StartRun = {
 export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "fork" | "retry" | "skip";
 // text is the message of steer; node_id the node of fork (required) and of
 // retry and skip (optional: the interrupted call).
-export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string };
+export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string; limits?: Limits };
 export type CommandResult = {
   command_id: string;
   status: "accepted" | "rejected";

@@ -1,3 +1,4 @@
+import type { Limits } from "../../api/types";
 import { pretty } from "../../ui/format";
 import { can, interrupted, title, type LiveRun } from "./liveRun";
 import type { SendCommand } from "./useCommand";
@@ -34,6 +35,19 @@ export function PausedBanner({ live, send, busy }: Props) {
           {next.arguments !== undefined && <pre className="json next-args">{pretty(next.arguments)}</pre>}
         </>
       )}
+      {next?.limits && (
+        <div className="banner-actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={busy || !can(live, "continue")}
+            title="Double every budget of this run and continue"
+            onClick={() => void send("continue", { limits: doubled(next.limits!) })}
+          >
+            Raise budget and continue
+          </button>
+        </div>
+      )}
       {stuck && (
         <div className="banner-interrupted">
           <p>
@@ -63,4 +77,15 @@ export function PausedBanner({ live, send, busy }: Props) {
       )}
     </section>
   );
+}
+
+// doubled is the budgets twice as large (unset ones stay unset).
+export function doubled(l: Limits): Limits {
+  const twice = (n?: number) => (n ? n * 2 : undefined);
+  return {
+    max_steps: twice(l.max_steps),
+    max_tokens: twice(l.max_tokens),
+    max_cost_usd: twice(l.max_cost_usd),
+    max_wall_time_ms: twice(l.max_wall_time_ms),
+  };
 }

@@ -1,12 +1,12 @@
 import { useCallback, useState } from "react";
 import { newId } from "../../api/client";
-import type { CommandResult, CommandType } from "../../api/types";
+import type { CommandResult, CommandType, Limits } from "../../api/types";
 import { useServices } from "../../store/context";
 import { errorMessage } from "../../ui/format";
 
 export type SendCommand = (
   type: CommandType,
-  extra?: { text?: string; node_id?: string },
+  extra?: { text?: string; node_id?: string; limits?: Limits },
 ) => Promise<CommandResult | undefined>;
 
 // useCommand sends commands to a run, one at a time. A rejection or a failed

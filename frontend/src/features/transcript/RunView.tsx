@@ -63,6 +63,7 @@ function RunHeader({ runId }: { runId: string }) {
             <dt>Tokens</dt>
             <dd>
               {run.usage.input_tokens} in / {run.usage.output_tokens} out
+              {run.usage.cost_usd ? ` · $${run.usage.cost_usd.toFixed(4)}` : ""}
             </dd>
           </>
         )}
