@@ -132,6 +132,12 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 			return nil, err
 		}
 	}
+	for name, d := range cfg.ToolTimeouts {
+		if err := tools.SetTimeout(name, d); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("config: %w", err)
+		}
+	}
 	in := inbox.New(st, func() string { return newID("ia") })
 	models := config.NewModels(cfg)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,

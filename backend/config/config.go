@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Config is the resolved configuration.
@@ -23,6 +24,9 @@ type Config struct {
 	Anthropic Anthropic
 	// Prices overrides and extends DefaultPrices, by model name.
 	Prices map[string]Price
+	// ToolTimeouts sets the deadline of a tool's calls, by tool name (the
+	// default is 2 minutes).
+	ToolTimeouts map[string]time.Duration
 	// Discover lets "auto" agents probe for a local model server.
 	Discover bool
 }
@@ -49,9 +53,10 @@ func (a Anthropic) Configured() bool { return a.APIKey != "" }
 
 // file is the shape of config.json in the data directory.
 type file struct {
-	OpenAI    OpenAI           `json:"openai"`
-	Anthropic Anthropic        `json:"anthropic"`
-	Prices    map[string]Price `json:"prices"`
+	OpenAI       OpenAI            `json:"openai"`
+	Anthropic    Anthropic         `json:"anthropic"`
+	Prices       map[string]Price  `json:"prices"`
+	ToolTimeouts map[string]string `json:"tool_timeouts"` // "read_file": "30s"
 }
 
 // FileName is the config file inside the data directory.
@@ -79,6 +84,16 @@ func Load(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {...}, \"anthropic\": {...}} with api_key, base_url, model)", path, err)
 		}
 		c.OpenAI, c.Anthropic, c.Prices = f.OpenAI, f.Anthropic, f.Prices
+		for name, v := range f.ToolTimeouts {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return Config{}, fmt.Errorf("config %s: tool_timeouts.%s: %q is not a positive duration such as 30s or 5m", path, name, v)
+			}
+			if c.ToolTimeouts == nil {
+				c.ToolTimeouts = map[string]time.Duration{}
+			}
+			c.ToolTimeouts[name] = d
+		}
 		for model, p := range f.Prices {
 			if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 {
 				return Config{}, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, model)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/backend/agent"
 	"steward/backend/llm"
@@ -183,5 +184,26 @@ func TestPrices(t *testing.T) {
 	}
 	if _, err := Load(env(map[string]string{"STEWARD_HOME": home})); err == nil || !strings.Contains(err.Error(), "prices.x") {
 		t.Errorf("negative price: %v", err)
+	}
+}
+
+func TestToolTimeouts(t *testing.T) {
+	t.Parallel()
+	for body, wantErr := range map[string]string{
+		`{"tool_timeouts": {"read_file": "30s"}}`:  "",
+		`{"tool_timeouts": {"read_file": "soon"}}`: "tool_timeouts.read_file",
+		`{"tool_timeouts": {"read_file": "-5s"}}`:  "tool_timeouts.read_file",
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, FileName), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+		switch {
+		case wantErr == "" && (err != nil || c.ToolTimeouts["read_file"] != 30*time.Second):
+			t.Errorf("%s: %v, %v", body, c.ToolTimeouts, err)
+		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+			t.Errorf("%s: error %v, want one naming %s", body, err, wantErr)
+		}
 	}
 }

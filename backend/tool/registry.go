@@ -42,6 +42,7 @@ type Registry struct {
 	tools     map[string]entry
 	Timeout   time.Duration
 	MaxOutput int
+	timeouts  map[string]time.Duration // per tool, overriding Timeout
 }
 
 type entry struct {
@@ -51,7 +52,26 @@ type entry struct {
 
 // NewRegistry returns an empty registry with the default limits.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]entry{}, Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput}
+	return &Registry{tools: map[string]entry{}, Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput, timeouts: map[string]time.Duration{}}
+}
+
+// SetTimeout sets the deadline of one registered tool's calls.
+func (r *Registry) SetTimeout(name string, d time.Duration) error {
+	if _, ok := r.tools[name]; !ok {
+		return fmt.Errorf("timeout for %q: no such tool", name)
+	}
+	if d <= 0 {
+		return fmt.Errorf("timeout for %q: %s is not positive", name, d)
+	}
+	r.timeouts[name] = d
+	return nil
+}
+
+func (r *Registry) timeout(name string) time.Duration {
+	if d, ok := r.timeouts[name]; ok {
+		return d
+	}
+	return r.Timeout
 }
 
 // Register adds t. Its schema must be a valid JSON Schema.
@@ -134,7 +154,8 @@ func (r *Registry) Call(ctx context.Context, env Env, name string, args json.Raw
 		args = json.RawMessage("{}")
 	}
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	limit := r.timeout(name)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	type outcome struct {
 		res Result
@@ -168,7 +189,7 @@ func (r *Registry) Call(ctx context.Context, env Env, name string, args json.Raw
 		if parent.Err() != nil {
 			return Errorf(CodeCancelled, name+" was cancelled"), nil
 		}
-		return Errorf(CodeTimeout, fmt.Sprintf("%s did not finish within %s", name, r.Timeout)), nil
+		return Errorf(CodeTimeout, fmt.Sprintf("%s did not finish within %s", name, limit)), nil
 	}
 	if o.err != nil {
 		return Result{}, fmt.Errorf("tool %s: %w", name, o.err)

@@ -81,7 +81,12 @@ func TestRegistryDeadlineRacesStubbornTool(t *testing.T) {
 		return Result{Output: "late"}, nil
 	}))
 	r := newTestRegistry(t, stubborn)
-	r.Timeout = 50 * time.Millisecond
+	if err := r.SetTimeout("stubborn", 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetTimeout("nope", time.Second); err == nil {
+		t.Error("a timeout for an unknown tool was accepted")
+	}
 	start := time.Now()
 	res, err := r.Call(context.Background(), Env{}, "stubborn", nil)
 	if err != nil {
@@ -90,8 +95,11 @@ func TestRegistryDeadlineRacesStubbornTool(t *testing.T) {
 	if res.Code != CodeTimeout {
 		t.Fatalf("result %+v, want timeout", res)
 	}
-	if d := time.Since(start); d > r.Timeout+toolGrace+500*time.Millisecond {
-		t.Errorf("Call took %s, want about %s", d, r.Timeout+toolGrace)
+	if d := time.Since(start); d > 50*time.Millisecond+toolGrace+500*time.Millisecond {
+		t.Errorf("Call took %s, want about %s", d, 50*time.Millisecond+toolGrace)
+	}
+	if !strings.Contains(res.Output, "within 50ms") {
+		t.Errorf("timeout message %q does not name the tool's own deadline", res.Output)
 	}
 }
 
