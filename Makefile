@@ -62,8 +62,10 @@ test-ui: deps-node
 
 # The end-to-end tests build and start the real binary (STEWARD_BIN) and drive
 # it in headless Chromium.
+# The kill-and-recover test writes its figures to bin/kill-recover.txt.
 test-go: build
-	STEWARD_BIN=$(CURDIR)/$(BIN) go test -tags '$(TAGS)' -count=1 -timeout 20m ./...
+	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_KILL_REPORT=$(CURDIR)/bin/kill-recover.txt go test -tags '$(TAGS)' -count=1 -timeout 20m ./...
+	@cat bin/kill-recover.txt
 
 test-desktop: build
 	STEWARD_HOME=$$(mktemp -d) STEWARD_DISCOVER=0 SHOT=$(CURDIR)/bin/desktop-smoke.png bash .ci/desktop-smoke.sh $(CURDIR)/$(BIN)

@@ -197,7 +197,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 	if n, err := s.runs.Recover(context.Background()); err != nil {
 		return nil, err
 	} else if n > 0 {
-		s.logger.Printf("marked %d run(s) left active by a previous process as interrupted", n)
+		s.logger.Printf("resumed %d run(s) left active by a previous process: paused, reason recovered", n)
 	}
 	extra := ""
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {

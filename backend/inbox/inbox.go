@@ -83,7 +83,13 @@ func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 // Wait blocks until the interaction is answered or ctx ends.
 func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 	in.mu.Lock()
-	ch := in.waiters[id]
+	ch, ok := in.waiters[id]
+	if !ok {
+		// Opened by a previous process (the run was resumed after a
+		// restart): register, so an answer given here wakes us at once.
+		ch = make(chan Decision, 1)
+		in.waiters[id] = ch
+	}
 	in.mu.Unlock()
 	defer in.forget(id)
 	t := time.NewTicker(in.poll)

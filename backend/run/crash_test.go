@@ -48,7 +48,7 @@ func TestInterruptedToolCall(t *testing.T) {
 		h := newHarness(t, fixed(rec), probeTool(&probes))
 		l := crashedDuringProbe(t, h)
 		h.recoverOne(t)
-		p := h.waitRun(t, l.run, 0, run.Paused, "interrupted: probe may or may not have run; retry, skip or cancel")
+		p := h.waitRun(t, l.run, 0, run.Paused, "recovered: probe was interrupted and may or may not have run; retry, skip or cancel")
 		want := event.Next{Kind: "tool", NodeID: "n4", Tool: "probe", Arguments: json.RawMessage(`{"note":"x"}`), Interrupted: true}
 		if diff := cmp.Diff(want, nextOf(t, p)); diff != "" {
 			t.Errorf("next (-want +got):\n%s", diff)

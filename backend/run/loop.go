@@ -60,8 +60,11 @@ func (s *Service) drive(ctx context.Context, a *active) {
 func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 	a.mu.Lock()
 	reason := ""
+	interrupted := act.kind == actTool && act.tool != nil && act.tool.interrupted && a.resolve == ""
 	switch {
-	case act.kind == actTool && act.tool != nil && act.tool.interrupted && a.resolve == "":
+	case a.pauseAsked && interrupted: // after a restart: say both
+		reason = a.pauseReason + ": " + act.call.Name + " was interrupted and may or may not have run; retry, skip or cancel"
+	case interrupted:
 		reason = "interrupted: " + act.call.Name + " may or may not have run; retry, skip or cancel"
 	case a.pauseAsked:
 		reason = a.pauseReason

@@ -26,7 +26,8 @@ const defaultModel = "script"
 // Options tune a Provider. The zero value streams without pauses.
 type Options struct {
 	// ChunkDelay is the pause before each streamed delta. The demo uses about
-	// 25ms so that a person sees the text arrive; tests use 0.
+	// 25ms so that a person sees the text arrive; tests use 0. Zero means the
+	// script's own chunk_delay_ms.
 	ChunkDelay time.Duration
 }
 
@@ -42,6 +43,9 @@ var _ llm.Provider = (*Provider)(nil)
 // New returns a Provider playing s, which must come from Parse, Load or Demo
 // and must not be changed afterwards.
 func New(s *Script, opts Options) *Provider {
+	if opts.ChunkDelay == 0 {
+		opts.ChunkDelay = time.Duration(s.ChunkDelayMS) * time.Millisecond
+	}
 	return &Provider{script: s, opts: opts}
 }
 

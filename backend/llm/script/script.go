@@ -9,11 +9,17 @@
 //	{
 //	  "name": "demo",
 //	  "model": "demo-script",
+//	  "chunk_delay_ms": 25,
 //	  "turns": [
 //	    {"text": "Let me look around.", "tool_calls": [{"name": "list_dir", "arguments": {"path": "."}}]},
 //	    {"text": "Done: {{last_tool_output}}"}
 //	  ]
 //	}
+//
+// chunk_delay_ms, optional, paces the stream of this script (see
+// Streaming): 0 to 5000 milliseconds before each delta. It applies when the
+// Provider's Options.ChunkDelay is zero, so a script file can make its runs
+// slow enough to watch, pause or interrupt.
 //
 // Turn N (counting from 1) answers the Nth model call of a run. The turn to
 // play is worked out from the request alone: a request whose messages hold
@@ -39,10 +45,10 @@
 //
 // Text streams word by word (each delta is a run of whitespace and the word
 // after it, so the deltas add up to the text exactly); each tool call's
-// arguments come as one llm.DeltaToolArgs delta. Options.ChunkDelay paces the
-// deltas so a person can watch the stream; the wait ends early when the
-// context is cancelled. Usage is estimated at four bytes a token. Stream runs
-// no goroutines.
+// arguments come as one llm.DeltaToolArgs delta. Options.ChunkDelay (or, when
+// it is zero, the script's chunk_delay_ms) paces the deltas so a person can
+// watch the stream; the wait ends early when the context is cancelled. Usage
+// is estimated at four bytes a token. Stream runs no goroutines.
 package script
 
 import (
@@ -58,8 +64,15 @@ import (
 type Script struct {
 	Name  string `json:"name,omitempty"`
 	Model string `json:"model,omitempty"`
-	Turns []Turn `json:"turns"`
+	// ChunkDelayMS is the pause before each streamed delta, in milliseconds,
+	// used when the Provider's Options.ChunkDelay is zero.
+	ChunkDelayMS int    `json:"chunk_delay_ms,omitempty"`
+	Turns        []Turn `json:"turns"`
 }
+
+// MaxChunkDelayMS bounds chunk_delay_ms: a script is slow to watch, not
+// stuck.
+const MaxChunkDelayMS = 5000
 
 // Turn is the answer to one model call.
 type Turn struct {
@@ -90,7 +103,8 @@ var demoJSON []byte
 
 // Parse reads a script from JSON and checks it: at least one turn, every turn
 // with text or tool calls, every tool call with a name and object arguments,
-// no unknown fields or placeholders. Errors name the turn and field, such as
+// no unknown fields or placeholders, chunk_delay_ms within 0 to
+// MaxChunkDelayMS. Errors name the turn and field, such as
 // "turn 2 (turns[1]): tool_calls[0].arguments: want a JSON object".
 func Parse(data []byte) (*Script, error) {
 	var s Script
@@ -101,6 +115,9 @@ func Parse(data []byte) (*Script, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("script: unexpected data after the JSON object")
+	}
+	if s.ChunkDelayMS < 0 || s.ChunkDelayMS > MaxChunkDelayMS {
+		return nil, fmt.Errorf("script: chunk_delay_ms: %d is out of range 0 to %d", s.ChunkDelayMS, MaxChunkDelayMS)
 	}
 	if len(s.Turns) == 0 {
 		return nil, fmt.Errorf("script: turns: want at least one turn")

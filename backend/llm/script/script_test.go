@@ -57,6 +57,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown placeholder in arguments", `{"turns": [{"text": "a"}, {"tool_calls": [{"name": "x", "arguments": {"p": "{{output}}"}}]}]}`,
 			"turn 2 (turns[1]): tool_calls[0].arguments: unknown placeholder {{output}}"},
 		{"trailing data", `{"turns": [{"text": "a"}]} {}`, "unexpected data after the JSON object"},
+		{"negative chunk delay", `{"chunk_delay_ms": -1, "turns": [{"text": "a"}]}`, "chunk_delay_ms: -1 is out of range 0 to 5000"},
+		{"chunk delay too long", `{"chunk_delay_ms": 5001, "turns": [{"text": "a"}]}`, "chunk_delay_ms: 5001 is out of range 0 to 5000"},
+		{"fractional chunk delay", `{"chunk_delay_ms": 2.5, "turns": [{"text": "a"}]}`, "chunk_delay_ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,6 +335,38 @@ func TestChunkDelay(t *testing.T) {
 				t.Errorf("delta times (-want +got):\n%s", diff)
 			}
 		})
+	})
+
+	t.Run("the script's own delay", func(t *testing.T) {
+		paced := mustParse(t, `{"chunk_delay_ms": 40, "turns": [{"text": "one two", "tool_calls": [{"name": "a"}]}]}`)
+		if paced.ChunkDelayMS != 40 {
+			t.Fatalf("ChunkDelayMS = %d, want 40", paced.ChunkDelayMS)
+		}
+		for _, tt := range []struct {
+			name string
+			opts Options
+			step time.Duration
+		}{
+			{"used when Options leave it zero", Options{}, 40 * time.Millisecond},
+			{"overridden by Options", Options{ChunkDelay: 5 * time.Millisecond}, 5 * time.Millisecond},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					p := New(paced, tt.opts)
+					start := time.Now()
+					var at []time.Duration
+					if _, err := p.Stream(context.Background(), llm.Request{Messages: history("go", 0)}, func(llm.Delta) {
+						at = append(at, time.Since(start))
+					}); err != nil {
+						t.Fatalf("Stream: %v", err)
+					}
+					want := []time.Duration{tt.step, 2 * tt.step, 3 * tt.step}
+					if diff := cmp.Diff(want, at); diff != "" {
+						t.Errorf("delta times (-want +got):\n%s", diff)
+					}
+				})
+			})
+		}
 	})
 
 	t.Run("cancel ends the wait", func(t *testing.T) {
