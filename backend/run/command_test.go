@@ -487,3 +487,52 @@ func TestStartAfterShutdown(t *testing.T) {
 		t.Errorf("runs after a refused start: %d, %v", len(runs), err)
 	}
 }
+
+// failingSave is a store whose SaveCommand fails while fail is set.
+type failingSave struct {
+	*store.Store
+	fail atomic.Bool
+}
+
+func (f *failingSave) SaveCommand(ctx context.Context, runID, id, typ string, res []byte) ([]byte, bool, error) {
+	if f.fail.Load() {
+		return nil, false, errors.New("disk full")
+	}
+	return f.Store.SaveCommand(ctx, runID, id, typ, res)
+}
+
+// TestCommandIsSavedBeforeItActs checks that a command whose answer cannot
+// be saved has no effect: after a crash a repeated command_id must never
+// apply a command a second time.
+func TestCommandIsSavedBeforeItActs(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fixed(scripted(t, writeThenDone)))
+	fs := &failingSave{Store: h.st}
+	svc := h.service(t, func(c *run.Config) { c.Store = fs })
+	a := testAgent()
+	a.BreakBefore = []string{"write_file"}
+	r, err := svc.Start(context.Background(), run.StartParams{Agent: a, Instructions: "write", Workspace: h.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatus(t, r.ID, run.Paused)
+	before := len(h.events(t, r.ID))
+	fs.fail.Store(true)
+	for _, typ := range []string{"continue", "step", "steer", "pause"} {
+		res, err := svc.Command(context.Background(), r.ID, run.Command{CommandID: "x-" + typ, Type: typ, Text: "hello"})
+		if err == nil && res.Status == "accepted" {
+			t.Errorf("%s accepted although its answer could not be saved: %+v", typ, res)
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // nothing may be on its way either
+	if after := len(h.events(t, r.ID)); after != before {
+		t.Errorf("commands whose answers were not saved recorded %d events", after-before)
+	}
+	if got, _ := h.st.GetRun(context.Background(), r.ID); got.Status != string(run.Paused) {
+		t.Errorf("run is %s, want still paused", got.Status)
+	}
+	fs.fail.Store(false)
+	if res, err := svc.Command(context.Background(), r.ID, run.Command{CommandID: "ok", Type: "cancel"}); err != nil || res.Status != "accepted" {
+		t.Errorf("cancel = %+v, %v", res, err)
+	}
+}

@@ -79,11 +79,20 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	if err != nil {
 		return CommandResult{}, err
 	}
-	res := s.apply(ctx, r, c)
+	saved := false
+	save := func(res CommandResult) error {
+		res.CommandID = c.CommandID
+		b, _ := json.Marshal(res)
+		_, _, err := s.cfg.Store.SaveCommand(context.WithoutCancel(ctx), runID, c.CommandID, c.Type, b)
+		saved = err == nil
+		return err
+	}
+	res := s.apply(ctx, r, c, save)
 	res.CommandID = c.CommandID
-	b, _ := json.Marshal(res)
-	if _, _, err := s.cfg.Store.SaveCommand(context.WithoutCancel(ctx), runID, c.CommandID, c.Type, b); err != nil {
-		return CommandResult{}, err
+	if !saved {
+		if err := save(res); err != nil {
+			return CommandResult{}, err
+		}
 	}
 	return res, nil
 }
@@ -94,7 +103,10 @@ func rejected(code, format string, args ...any) CommandResult {
 
 var accepted = CommandResult{Status: "accepted"}
 
-func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResult {
+// apply decides c and applies it. save records the answer; apply calls it
+// before any effect where a repeat could do harm, and Command saves the
+// answers apply did not.
+func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(CommandResult) error) CommandResult {
 	if c.Type == CmdFork {
 		return s.fork(ctx, r, c.NodeID)
 	}
@@ -120,6 +132,9 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 		return accepted
 	}
 	if c.Type == CmdCancel {
+		if err := save(accepted); err != nil {
+			return rejected(CodeInvalidState, "could not record the command: %v", err)
+		}
 		a.cancel(errCancelled) // wins over everything: the goroutine records the end
 		a.signal()
 		return accepted
@@ -132,19 +147,24 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 	}
 	act := a.st.next()
 	interrupted := st == Paused && act.kind == actTool && act.tool != nil && act.tool.interrupted
+	// Decide first, with no side effect; save the answer; then act. After a
+	// crash between the two, a repeated command_id finds the answer and
+	// changes nothing: a command may be lost, never applied twice (a retry
+	// applied twice would run a tool twice).
+	var effect func()
 	switch c.Type {
 	case CmdPause:
 		switch st {
 		case Running, Waiting:
-			a.pauseAsked, a.pauseReason = true, "paused by the user"
-			a.setStatusLocked(Pausing, "pause asked", "", nil)
-			a.flushLocked()
-			return accepted
+			effect = func() {
+				a.pauseAsked, a.pauseReason = true, "paused by the user"
+				a.setStatusLocked(Pausing, "pause asked", "", nil)
+			}
 		case Queued:
-			a.pauseAsked, a.pauseReason = true, "paused by the user"
-			return accepted
+			effect = func() { a.pauseAsked, a.pauseReason = true, "paused by the user" }
+		default:
+			return rejected(CodeInvalidState, "the run is already %s", st)
 		}
-		return rejected(CodeInvalidState, "the run is already %s", st)
 	case CmdContinue, CmdStep:
 		if st != Paused {
 			return rejected(CodeInvalidState, "%s needs a paused run; this one is %s", c.Type, st)
@@ -161,17 +181,16 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 				return rejected(CodeInvalidState, "budget: %s; continue with higher limits", out)
 			}
 		}
-		if c.Limits != nil {
-			a.emitLocked(event.RunLimits, "", event.RunLimitsData{Limits: limits})
+		effect = func() {
+			if c.Limits != nil {
+				a.emitLocked(event.RunLimits, "", event.RunLimitsData{Limits: limits})
+			}
+			a.stepping = c.Type == CmdStep
+			// A pause not yet taken (the one Recover asks for, when the log
+			// already says paused) must not swallow the person's go-ahead.
+			a.pauseAsked, a.pauseReason = false, ""
+			a.setStatusLocked(Running, c.Type, "", nil)
 		}
-		a.stepping = c.Type == CmdStep
-		// A pause not yet taken (the one Recover asks for, when the log
-		// already says paused) must not swallow the person's go-ahead.
-		a.pauseAsked, a.pauseReason = false, ""
-		a.setStatusLocked(Running, c.Type, "", nil)
-		a.flushLocked()
-		a.signal()
-		return accepted
 	case CmdRetry, CmdSkip:
 		if !interrupted {
 			return rejected(CodeInvalidState, "%s applies to an interrupted tool call of a paused run; there is none", c.Type)
@@ -179,25 +198,33 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command) CommandResu
 		if c.NodeID != "" && c.NodeID != act.tool.node {
 			return rejected(CodeInvalidState, "node %s is not the interrupted call; %s (node %s) is", c.NodeID, act.call.Name, act.tool.node)
 		}
-		a.resolve = c.Type
-		a.pauseAsked, a.pauseReason = false, "" // as for continue
-		a.setStatusLocked(Running, c.Type+" "+act.tool.node, "", nil)
-		a.flushLocked()
-		a.signal()
-		return accepted
+		effect = func() {
+			a.resolve = c.Type
+			a.pauseAsked, a.pauseReason = false, "" // as for continue
+			a.setStatusLocked(Running, c.Type+" "+act.tool.node, "", nil)
+		}
 	case CmdSteer:
 		switch st {
 		case Running, Pausing, Paused, Waiting:
 		default:
 			return rejected(CodeInvalidState, "steer needs a running or paused run; this one is %s", st)
 		}
-		node := a.st.newNode()
-		a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "steer", Text: c.Text})
-		a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeSucceeded})
-		a.flushLocked()
-		return accepted
+		effect = func() {
+			node := a.st.newNode()
+			a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "steer", Text: c.Text})
+			a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeSucceeded})
+		}
+	default:
+		return rejected(CodeUnsupported, "%s is not supported", c.Type)
 	}
-	return rejected(CodeUnsupported, "%s is not supported", c.Type)
+	res := accepted
+	if err := save(res); err != nil {
+		return rejected(CodeInvalidState, "could not record the command: %v", err)
+	}
+	effect()
+	a.flushLocked()
+	a.signal()
+	return res
 }
 
 // fork starts a new run, paused, whose conversation is the source run's up
