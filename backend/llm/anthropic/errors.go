@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -47,34 +46,8 @@ func (p *Provider) captureErrors(req *http.Request, next option.MiddlewareNext) 
 	return nil, &statusError{
 		status:     res.StatusCode,
 		body:       body,
-		retryAfter: retryAfter(res.Header, p.now()),
+		retryAfter: llm.RetryAfter(res.Header, p.now()),
 	}
-}
-
-// retryAfter reads how long the server asks us to wait: retry-after-ms
-// (milliseconds, which the API sends next to Retry-After), else Retry-After
-// in seconds or as an HTTP date. It is 0 when there is neither, or the date
-// has passed.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // classify maps an error of a model call to an *llm.Error, or to the
@@ -89,7 +62,7 @@ func (p *Provider) classify(ctx context.Context, err error, started bool) error 
 	if errors.As(err, &se) {
 		msg, _ := bodyMessage(se.status, se.body)
 		return &llm.Error{
-			Kind:       kindForStatus(se.status),
+			Kind:       llm.KindForStatus(se.status),
 			StatusCode: se.status,
 			Message:    msg,
 			RetryAfter: se.retryAfter,
@@ -108,7 +81,7 @@ func (p *Provider) classify(ctx context.Context, err error, started bool) error 
 		if msg == "" {
 			msg = http.StatusText(ae.StatusCode)
 		}
-		return &llm.Error{Kind: kindForStatus(ae.StatusCode), StatusCode: ae.StatusCode, Message: msg, Err: err}
+		return &llm.Error{Kind: llm.KindForStatus(ae.StatusCode), StatusCode: ae.StatusCode, Message: msg, Err: err}
 	}
 	if raw, ok := strings.CutPrefix(err.Error(), "received error while streaming: "); ok {
 		// The SDK's form of an error event when it has no response at hand.
@@ -133,20 +106,6 @@ func (p *Provider) classify(ctx context.Context, err error, started bool) error 
 		Message: fmt.Sprintf("cannot reach model server at %s: %s", p.baseURLForMessages, networkReason(err)),
 		Err:     err,
 	}
-}
-
-func kindForStatus(status int) llm.ErrorKind {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimited
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == http.StatusRequestTimeout || status >= 500: // 529 is "overloaded"
-		return llm.ErrServer
-	case status >= 400:
-		return llm.ErrInvalid
-	}
-	return llm.ErrBadResponse
 }
 
 // bodyMessage finds the server's explanation in an error body, and the

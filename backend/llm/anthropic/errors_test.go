@@ -111,7 +111,7 @@ func TestRetryAfter(t *testing.T) {
 		for k, v := range tt.header {
 			h.Set(k, v)
 		}
-		if got := retryAfter(h, now); got != tt.want {
+		if got := llm.RetryAfter(h, now); got != tt.want {
 			t.Errorf("%s: retryAfter = %v, want %v", tt.name, got, tt.want)
 		}
 	}
