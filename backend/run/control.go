@@ -121,7 +121,7 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 			return rejected(CodeTerminal, "the run is already %s", now.Status)
 		}
 		if c.Type != CmdCancel {
-			return rejected(CodeInvalidState, "no Steward process drives this run; restart the server to resume it")
+			return rejected(CodeInvalidState, "this Steward process does not drive the run (another one does, or none: restart the server to resume it)")
 		}
 		// Left behind by a process that stopped: record the end directly.
 		_, err := s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(r.ID, event.RunStatus, "",

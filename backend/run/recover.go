@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"steward/backend/event"
@@ -27,7 +28,9 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 		if s.lookup(r.ID) != nil {
 			continue
 		}
-		if err := s.resume(ctx, r); err != nil {
+		if err := s.resume(ctx, r); errors.Is(err, ErrDriven) {
+			continue // another live process drives it: leave it alone
+		} else if err != nil {
 			s.cfg.Logf("run %s: cannot resume: %v", r.ID, err)
 			if _, err := s.cfg.Store.Append(ctx, event.New(r.ID, event.RunStatus, "", event.RunStatusData{
 				Status: string(Failed), Reason: "recovery failed", Error: "Steward could not resume this run after a restart: " + err.Error(),

@@ -39,6 +39,9 @@ type Store interface {
 	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	SaveCommand(ctx context.Context, runID, commandID, typ string, result []byte) ([]byte, bool, error)
+	AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration, canTake func(holder string) bool) (bool, error)
+	RenewLeases(ctx context.Context, owner string, ttl time.Duration) error
+	ReleaseLease(ctx context.Context, runID, owner string) error
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
 }
 
@@ -105,6 +108,9 @@ type Service struct {
 	active map[string]*active
 	closed bool       // set by Shutdown: no run starts after it
 	cmdMu  sync.Mutex // commands apply one at a time, so a repeated id applies once
+
+	owner     string    // this process as a lease holder
+	heartbeat sync.Once // starts renewLeases with the first lease
 }
 
 // errCancelled and errShutdown are the causes of a run's context ending.
@@ -130,7 +136,7 @@ func New(cfg Config) *Service {
 	// The cause reaches every run's context, so a run started while
 	// Shutdown runs still records why it stopped.
 	base, stop := context.WithCancelCause(context.Background())
-	return &Service{cfg: cfg, base: base, stop: stop, active: map[string]*active{}}
+	return &Service{cfg: cfg, base: base, stop: stop, active: map[string]*active{}, owner: newOwner(cfg.NewID)}
 }
 
 // StartParams are the inputs of Start.
@@ -246,6 +252,15 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 	s.active[st.id] = a
 	s.wg.Add(1) // under mu, so Shutdown's Wait never races an Add
 	s.mu.Unlock()
+	if err := s.acquire(ctx, st.id); err != nil {
+		s.mu.Lock()
+		delete(s.active, st.id)
+		s.mu.Unlock()
+		cancel(nil)
+		close(a.done)
+		s.wg.Done()
+		return nil, err
+	}
 	a.mu.Lock()
 	first(a)
 	a.mu.Unlock()
@@ -253,6 +268,7 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 		s.mu.Lock()
 		delete(s.active, st.id)
 		s.mu.Unlock()
+		s.release(st.id)
 		cancel(nil)
 		close(a.done)
 		s.wg.Done()
@@ -265,6 +281,7 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 			s.mu.Lock()
 			delete(s.active, st.id)
 			s.mu.Unlock()
+			s.release(st.id)
 			cancel(nil)
 		}()
 		if then != nil {
