@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -578,5 +580,27 @@ func TestRecoverLeavesLiveRunsAlone(t *testing.T) {
 	}
 	if end := h.waitEnd(t, r.ID, 5*time.Second); end.Status != "completed" {
 		t.Errorf("live run = %+v", end)
+	}
+}
+
+// TestCommandsToAnotherProcessesRun checks that a service refuses to act on a
+// run that another live process drives, cancel included: only the driver
+// may write the run's end.
+func TestCommandsToAnotherProcessesRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fixed(scripted(t, writeThenDone)))
+	appendRun(t, h.st, "theirs", "running")
+	// A live holder: this very process, under another owner name.
+	if ok, err := h.st.AcquireLease(context.Background(), "theirs", strconv.Itoa(os.Getpid())+":other", time.Hour, nil); err != nil || !ok {
+		t.Fatalf("plant lease: %v %v", ok, err)
+	}
+	for _, typ := range []string{"cancel", "pause"} {
+		got := h.command(t, "theirs", run.Command{CommandID: "x-" + typ, Type: typ})
+		if got.Status != "rejected" || !strings.Contains(got.Message, "another Steward process") {
+			t.Errorf("%s of another process's run = %+v", typ, got)
+		}
+	}
+	if r, _ := h.st.GetRun(context.Background(), "theirs"); r.Status != "running" {
+		t.Errorf("the run became %s", r.Status)
 	}
 }

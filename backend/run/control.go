@@ -120,8 +120,12 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 		if now, err := s.cfg.Store.GetRun(ctx, r.ID); err == nil && Status(now.Status).Terminal() {
 			return rejected(CodeTerminal, "the run is already %s", now.Status)
 		}
+		if holder, live, err := s.cfg.Store.LeaseHolder(ctx, r.ID); err == nil && live && !holderGone(holder) {
+			pid, _, _ := strings.Cut(holder, ":")
+			return rejected(CodeInvalidState, "another Steward process (pid %s, perhaps steward run) drives this run: send %s there", pid, c.Type)
+		}
 		if c.Type != CmdCancel {
-			return rejected(CodeInvalidState, "this Steward process does not drive the run (another one does, or none: restart the server to resume it)")
+			return rejected(CodeInvalidState, "no Steward process drives this run: restart the server to resume it")
 		}
 		// Left behind by a process that stopped: record the end directly.
 		_, err := s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(r.ID, event.RunStatus, "",

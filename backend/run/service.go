@@ -42,6 +42,7 @@ type Store interface {
 	AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration, canTake func(holder string) bool) (bool, error)
 	RenewLeases(ctx context.Context, owner string, ttl time.Duration) error
 	ReleaseLease(ctx context.Context, runID, owner string) error
+	LeaseHolder(ctx context.Context, runID string) (string, bool, error)
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
 }
 

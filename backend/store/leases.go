@@ -58,3 +58,17 @@ func (s *Store) ReleaseLease(ctx context.Context, runID, owner string) error {
 	}
 	return nil
 }
+
+// LeaseHolder returns the holder of runID's lease if it has not expired.
+func (s *Store) LeaseHolder(ctx context.Context, runID string) (string, bool, error) {
+	var holder string
+	var expires int64
+	err := s.r.QueryRowContext(ctx, `SELECT owner, expires_at FROM leases WHERE run_id = ?`, runID).Scan(&holder, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("lease of %s: %w", runID, err)
+	}
+	return holder, expires >= s.ms(), nil
+}
