@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"steward/backend/policy"
 )
 
 // Providers an agent can name. Auto picks OpenAI (or a compatible server)
@@ -20,9 +22,15 @@ const (
 	ProviderScript    = "script"
 )
 
-// ModeAsk is the only permission mode of the walking skeleton: read tools run,
-// everything else waits for a person.
-const ModeAsk = "ask"
+// Permission modes (see package policy): ask runs read tools and asks for
+// everything else; edits also runs workspace writes; plan offers read tools
+// only; auto runs everything, still confined to the workspace.
+const (
+	ModeAsk   = policy.ModeAsk
+	ModeEdits = policy.ModeEdits
+	ModePlan  = policy.ModePlan
+	ModeAuto  = policy.ModeAuto
+)
 
 // Limits on what a definition may ask for.
 const (
@@ -48,7 +56,10 @@ type Agent struct {
 	SystemPrompt string   `json:"system_prompt"`
 	Tools        []string `json:"tools"`
 	Mode         string   `json:"mode"`
-	MaxSteps     int      `json:"max_steps"`
+	// Rules refine the mode for the calls they match; deny beats ask beats
+	// allow, and a matching rule decides over the mode.
+	Rules    []policy.Rule `json:"rules,omitempty"`
+	MaxSteps int           `json:"max_steps"`
 	// Budgets; zero means no limit. Reaching one pauses the run with the
 	// reason, and the person raises it or stops the run.
 	MaxTokens   int64   `json:"max_tokens,omitempty"`    // input + output tokens of the run
@@ -96,8 +107,11 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 	default:
 		return bad("provider %q is not one of auto, openai, anthropic, script", a.Provider)
 	}
-	if a.Mode != ModeAsk {
-		return bad("mode %q is not supported yet (only ask)", a.Mode)
+	if !policy.ValidMode(a.Mode) {
+		return bad("mode %q is not one of %s", a.Mode, strings.Join(policy.Modes, ", "))
+	}
+	if err := policy.ValidateRules(a.Rules); err != nil {
+		return bad("%v", strings.TrimPrefix(err.Error(), policy.ErrInvalidRule.Error()+": "))
 	}
 	if a.MaxSteps < 1 || a.MaxSteps > MaxMaxSteps {
 		return bad("max_steps %d must be between 1 and %d", a.MaxSteps, MaxMaxSteps)

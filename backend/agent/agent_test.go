@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"steward/backend/policy"
 )
 
 func TestValidate(t *testing.T) {
@@ -19,7 +21,35 @@ func TestValidate(t *testing.T) {
 		{"name with space", func(a *Agent) { a.Name = "my agent" }, "name"},
 		{"name too long", func(a *Agent) { a.Name = strings.Repeat("a", 65) }, "name"},
 		{"unknown provider", func(a *Agent) { a.Provider = "gemini" }, `provider "gemini"`},
-		{"unsupported mode", func(a *Agent) { a.Mode = "auto" }, `mode "auto"`},
+		{"unknown mode", func(a *Agent) { a.Mode = "yolo" }, `mode "yolo" is not one of ask, edits, plan, auto`},
+		{"mode ask", func(a *Agent) { a.Mode = ModeAsk }, ""},
+		{"mode edits", func(a *Agent) { a.Mode = ModeEdits }, ""},
+		{"mode plan", func(a *Agent) { a.Mode = ModePlan }, ""},
+		{"mode auto", func(a *Agent) { a.Mode = ModeAuto }, ""},
+		{"empty mode is ask", func(a *Agent) { a.Mode = "" }, ""},
+		{"rules ok", func(a *Agent) {
+			a.Rules = []policy.Rule{{Effect: policy.Deny, Tool: "write_file", Match: "*.env"}, {Effect: policy.Allow, Tool: "*", Match: "src/**"}, {Effect: policy.Ask, Tool: "read_file"}}
+		}, ""},
+		{"rule bad effect", func(a *Agent) {
+			a.Rules = []policy.Rule{{Effect: policy.Allow, Tool: "*"}, {Effect: "maybe", Tool: "read_file"}}
+		}, `rules[1]: effect "maybe"`},
+		{"rule empty tool", func(a *Agent) { a.Rules = []policy.Rule{{Effect: policy.Deny, Tool: " "}} }, "rules[0]: tool is empty"},
+		{"rule bad glob", func(a *Agent) { a.Rules = []policy.Rule{{Effect: policy.Deny, Tool: "*", Match: "src/[a-"}} }, "rules[0]: match"},
+		{"rule bad glob in a later segment", func(a *Agent) {
+			a.Rules = []policy.Rule{{Effect: policy.Deny, Tool: "*", Match: "x/\\"}}
+		}, "rules[0]: match"},
+		{"too many rules", func(a *Agent) {
+			a.Rules = make([]policy.Rule, policy.MaxRules+1)
+			for i := range a.Rules {
+				a.Rules[i] = policy.Rule{Effect: policy.Allow, Tool: "*"}
+			}
+		}, "201 rules, more than 200"},
+		{"200 rules ok", func(a *Agent) {
+			a.Rules = make([]policy.Rule, policy.MaxRules)
+			for i := range a.Rules {
+				a.Rules[i] = policy.Rule{Effect: policy.Allow, Tool: "*"}
+			}
+		}, ""},
 		{"zero steps after normalize is default", func(a *Agent) { a.MaxSteps = 0 }, ""},
 		{"negative steps", func(a *Agent) { a.MaxSteps = -1 }, "max_steps"},
 		{"too many steps", func(a *Agent) { a.MaxSteps = MaxMaxSteps + 1 }, "max_steps"},

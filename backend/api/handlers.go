@@ -210,7 +210,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits})
+	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Mode: in.Mode, Rules: in.Rules})
 	if err != nil {
 		return err
 	}

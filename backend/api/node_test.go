@@ -7,6 +7,7 @@ import (
 
 	"steward/backend/api"
 	"steward/backend/event"
+	"steward/backend/policy"
 )
 
 func TestNodeDetail(t *testing.T) {
@@ -52,4 +53,39 @@ func TestNodeDetail(t *testing.T) {
 
 	wantError(t, e.do("GET", "/api/v1/runs/"+r.ID+"/nodes/n999", nil), http.StatusNotFound, "not_found")
 	wantError(t, e.do("GET", "/api/v1/runs/nope/nodes/n1", nil), http.StatusNotFound, "not_found")
+}
+
+func TestModesAndRulesOverTheAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	// An agent in mode edits writes without asking; a run-level deny rule
+	// on the demo's file still stops it.
+	var a api.Agent
+	e.call("POST", "/api/v1/agents", api.AgentInput{Name: "editor", Mode: "edits", Tools: []string{"list_dir", "read_file", "write_file"}, Script: "demo", Provider: "script"}, http.StatusCreated, &a)
+	ws := t.TempDir()
+	var r api.Run
+	e.call("POST", "/api/v1/runs", api.StartRun{Agent: "editor", Instructions: "write freely", Workspace: ws}, http.StatusCreated, &r)
+	if done := e.waitStatus(r.ID, "completed"); done.PendingApprovals != 0 {
+		t.Errorf("edits run = %+v", done)
+	}
+	e.call("POST", "/api/v1/runs", api.StartRun{Agent: "editor", Instructions: "no writes", Workspace: t.TempDir(),
+		Rules: []policy.Rule{{Effect: policy.Deny, Tool: "write_file", Match: "*.md"}}}, http.StatusCreated, &r)
+	e.waitStatus(r.ID, "completed")
+	var evs struct{ Events []event.Event }
+	e.call("GET", "/api/v1/runs/"+r.ID+"/events?limit=1000", nil, http.StatusOK, &evs)
+	denied := false
+	for _, ev := range evs.Events {
+		if ev.Type == event.PolicyDecided && strings.Contains(string(ev.Data), "rule deny write_file *.md (run)") {
+			denied = true
+		}
+	}
+	if !denied {
+		t.Errorf("no policy decision naming the run's deny rule")
+	}
+	msg := wantError(t, e.do("POST", "/api/v1/agents", api.AgentInput{Name: "bad", Mode: "yolo"}), http.StatusBadRequest, "invalid")
+	if !strings.Contains(msg, "yolo") {
+		t.Errorf("bad mode message %q", msg)
+	}
+	wantError(t, e.do("POST", "/api/v1/runs", api.StartRun{Agent: "editor", Instructions: "x", Workspace: ws,
+		Rules: []policy.Rule{{Effect: "maybe", Tool: "write_file"}}}), http.StatusBadRequest, "invalid")
 }

@@ -6,6 +6,7 @@ import (
 	"steward/backend/agent"
 	"steward/backend/event"
 	"steward/backend/llm"
+	"steward/backend/policy"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -32,23 +33,28 @@ type Agent struct {
 
 // AgentInput creates or replaces an agent.
 type AgentInput struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description,omitempty"`
-	Provider     string   `json:"provider,omitempty"`
-	Model        string   `json:"model,omitempty"`
-	BaseURL      string   `json:"base_url,omitempty"`
-	SystemPrompt string   `json:"system_prompt,omitempty"`
-	Tools        []string `json:"tools,omitempty"`
-	Mode         string   `json:"mode,omitempty"`
-	MaxSteps     int      `json:"max_steps,omitempty"`
-	BreakBefore  []string `json:"break_before,omitempty"`
-	Script       string   `json:"script,omitempty"`
+	Name         string        `json:"name"`
+	Description  string        `json:"description,omitempty"`
+	Provider     string        `json:"provider,omitempty"`
+	Model        string        `json:"model,omitempty"`
+	BaseURL      string        `json:"base_url,omitempty"`
+	SystemPrompt string        `json:"system_prompt,omitempty"`
+	Tools        []string      `json:"tools,omitempty"`
+	Mode         string        `json:"mode,omitempty"`
+	MaxSteps     int           `json:"max_steps,omitempty"`
+	MaxTokens    int64         `json:"max_tokens,omitempty"`
+	MaxCostUSD   float64       `json:"max_cost_usd,omitempty"`
+	MaxWallTime  string        `json:"max_wall_time,omitempty"`
+	BreakBefore  []string      `json:"break_before,omitempty"`
+	Rules        []policy.Rule `json:"rules,omitempty"`
+	Script       string        `json:"script,omitempty"`
 }
 
 func (in AgentInput) agent() agent.Agent {
 	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
 		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
-		BreakBefore: in.BreakBefore, Script: in.Script}
+		MaxTokens: in.MaxTokens, MaxCostUSD: in.MaxCostUSD, MaxWallTime: in.MaxWallTime,
+		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script}
 }
 
 // Usage is a token account.
@@ -113,6 +119,9 @@ type StartRun struct {
 	Unattended   bool          `json:"unattended,omitempty"`
 	BreakBefore  []string      `json:"break_before,omitempty"`
 	Limits       *event.Limits `json:"limits,omitempty"`
+	// Mode overrides the agent's permission mode; Rules add to its rules.
+	Mode  string        `json:"mode,omitempty"`
+	Rules []policy.Rule `json:"rules,omitempty"`
 }
 
 // Interaction is an approval request.

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"steward/backend/policy"
 )
 
 // Config is the resolved configuration.
@@ -29,6 +31,9 @@ type Config struct {
 	ToolTimeouts map[string]time.Duration
 	// Discover lets "auto" agents probe for a local model server.
 	Discover bool
+	// Rules are the global permission rules, applied to every run together
+	// with its agent's and its own.
+	Rules []policy.Rule
 }
 
 // OpenAI configures the OpenAI-compatible provider.
@@ -57,6 +62,7 @@ type file struct {
 	Anthropic    Anthropic         `json:"anthropic"`
 	Prices       map[string]Price  `json:"prices"`
 	ToolTimeouts map[string]string `json:"tool_timeouts"` // "read_file": "30s"
+	Rules        []policy.Rule     `json:"rules"`
 }
 
 // FileName is the config file inside the data directory.
@@ -84,6 +90,13 @@ func Load(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {...}, \"anthropic\": {...}} with api_key, base_url, model)", path, err)
 		}
 		c.OpenAI, c.Anthropic, c.Prices = f.OpenAI, f.Anthropic, f.Prices
+		if err := policy.ValidateRules(f.Rules); err != nil {
+			return Config{}, fmt.Errorf("config %s: %w", path, err)
+		}
+		c.Rules = policy.WithSource(f.Rules, policy.SourceConfig)
+		if len(f.Rules) == 0 {
+			c.Rules = nil
+		}
 		for name, v := range f.ToolTimeouts {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {

@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"steward/backend/agent"
 	"steward/backend/llm"
+	"steward/backend/policy"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -205,5 +208,44 @@ func TestToolTimeouts(t *testing.T) {
 		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
 			t.Errorf("%s: error %v, want one naming %s", body, err, wantErr)
 		}
+	}
+}
+
+func TestRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body, wantErr string
+		want                []policy.Rule
+	}{
+		{"none", `{}`, "", nil},
+		{"two", `{"rules": [{"effect": "deny", "tool": "write_file", "match": "**/*.env"}, {"effect": "allow", "tool": "*"}]}`, "", []policy.Rule{
+			{Effect: policy.Deny, Tool: "write_file", Match: "**/*.env", Source: policy.SourceConfig},
+			{Effect: policy.Allow, Tool: "*", Source: policy.SourceConfig},
+		}},
+		{"bad effect", `{"rules": [{"effect": "allow", "tool": "*"}, {"effect": "never", "tool": "*"}]}`, "rules[1]: effect", nil},
+		{"bad glob", `{"rules": [{"effect": "deny", "tool": "*", "match": "[x"}]}`, "rules[0]: match", nil},
+		{"unknown field", `{"rules": [{"effect": "deny", "tool": "*", "glob": "x"}]}`, "glob", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Load = %v, want an error naming %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.Rules); diff != "" {
+				t.Errorf("Rules (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -10,6 +10,9 @@ type RunCreatedData struct {
 	Mode         string   `json:"mode"`
 	MaxSteps     int      `json:"max_steps"`
 	Unattended   bool     `json:"unattended,omitempty"`
+	// Rules are the run's permission rules, from the agent, the run and the
+	// global config, each with its source; the same as Spec's.
+	Rules []Rule `json:"rules,omitempty"`
 	// Spec is the whole agent definition the run was started with, so that a
 	// run can be resumed after a restart whatever became of the agent.
 	Spec json.RawMessage `json:"spec,omitempty"`
@@ -22,6 +25,14 @@ type RunCreatedData struct {
 	// continues.
 	ForkedFrom *NodeRef  `json:"forked_from,omitempty"`
 	History    []Message `json:"history,omitempty"`
+}
+
+// Rule is a permission rule as recorded (policy.Rule on the wire).
+type Rule struct {
+	Effect string `json:"effect"`
+	Tool   string `json:"tool"`
+	Match  string `json:"match,omitempty"`
+	Source string `json:"source,omitempty"`
 }
 
 // Limits are a run's budgets; zero means no limit.

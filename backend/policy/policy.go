@@ -1,9 +1,13 @@
 // Package policy decides, as pure functions, whether a tool call runs, waits
-// for a person, or is refused: given the permission mode, the tool's risk and
-// whether anybody is there to ask.
+// for a person, or is refused: given the permission mode, the rules, the
+// tool's risk and key argument, and whether anybody is there to ask.
 package policy
 
-import "steward/backend/tool"
+import (
+	"encoding/json"
+
+	"steward/backend/tool"
+)
 
 // Effect is the outcome of a decision.
 type Effect string
@@ -15,11 +19,45 @@ const (
 	Deny  Effect = "deny"
 )
 
+// Permission modes. A mode sets the default for each risk; rules refine it.
+const (
+	ModeAsk   = "ask"   // read tools run, everything else asks
+	ModeEdits = "edits" // reads and workspace writes run; exec, network and destructive ask
+	ModePlan  = "plan"  // only read tools are offered and run; anything else is denied
+	ModeAuto  = "auto"  // everything runs, still confined to the workspace
+)
+
+// Modes lists the permission modes, for validation and error messages.
+var Modes = []string{ModeAsk, ModeEdits, ModePlan, ModeAuto}
+
+// ValidMode reports whether m is one of Modes.
+func ValidMode(m string) bool {
+	switch m {
+	case ModeAsk, ModeEdits, ModePlan, ModeAuto:
+		return true
+	}
+	return false
+}
+
+// Offered reports whether a tool of risk r is offered to the model in mode
+// m: plan mode offers read tools only.
+func Offered(m string, r tool.Risk) bool {
+	return m != ModePlan || r == tool.RiskRead
+}
+
 // Input is everything a decision depends on.
 type Input struct {
 	Mode string
 	Tool string
 	Risk tool.Risk
+	// Args are the call's raw JSON arguments; rules match their key
+	// argument (see KeyArgument).
+	Args json.RawMessage
+	// Workspace is the run's root: an absolute path beneath it is matched
+	// as the relative path it names.
+	Workspace string
+	// Rules from every source (agent, run, config) apply together.
+	Rules []Rule
 	// Unattended runs have nobody to ask: ask becomes deny.
 	Unattended bool
 }
@@ -30,23 +68,51 @@ type Decision struct {
 	Reason string
 }
 
-// Decide returns the decision for one tool call. Unknown modes and risks
-// fail closed: they ask (or deny when unattended).
+// Decide returns the decision for one tool call. In plan mode a tool that is
+// not read-only is denied whatever the rules say. Otherwise a matching rule
+// decides over the mode: deny beats ask beats allow among the rules that
+// match. Unknown modes and risks fail closed: they ask (or deny when
+// unattended).
 func Decide(in Input) Decision {
-	d := decideMode(in)
+	d := decide(in)
 	if d.Effect == Ask && in.Unattended {
 		return Decision{Effect: Deny, Reason: "unattended run: nobody to ask, so " + d.Reason + " is denied"}
 	}
 	return d
 }
 
+func decide(in Input) Decision {
+	if in.Mode == ModePlan && in.Risk != tool.RiskRead {
+		return Decision{Effect: Deny, Reason: "mode plan: " + string(in.Risk) + " tool " + in.Tool +
+			" is not available while planning; only read-only tools run"}
+	}
+	key, isPath := keyArgument(in.Tool, in.Args)
+	if isPath {
+		key = relative(key, in.Workspace)
+	}
+	if r, ok := matchRules(in.Rules, in.Tool, key, isPath); ok {
+		return Decision{Effect: r.Effect, Reason: r.String()}
+	}
+	return decideMode(in)
+}
+
 func decideMode(in Input) Decision {
 	switch in.Mode {
-	case "ask":
+	case ModeAsk:
 		if in.Risk == tool.RiskRead {
 			return Decision{Effect: Allow, Reason: "mode ask: read-only tool " + in.Tool + " runs without asking"}
 		}
 		return Decision{Effect: Ask, Reason: "mode ask: " + string(in.Risk) + " tool " + in.Tool + " needs approval"}
+	case ModeEdits:
+		switch in.Risk {
+		case tool.RiskRead, tool.RiskWrite:
+			return Decision{Effect: Allow, Reason: "mode edits: " + string(in.Risk) + " tool " + in.Tool + " runs without asking"}
+		}
+		return Decision{Effect: Ask, Reason: "mode edits: " + string(in.Risk) + " tool " + in.Tool + " needs approval"}
+	case ModePlan: // only reads reach here
+		return Decision{Effect: Allow, Reason: "mode plan: read-only tool " + in.Tool + " runs without asking"}
+	case ModeAuto:
+		return Decision{Effect: Allow, Reason: "mode auto: " + in.Tool + " runs without asking"}
 	default:
 		return Decision{Effect: Ask, Reason: "unknown mode " + in.Mode + ": " + in.Tool + " needs approval"}
 	}

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -9,23 +11,88 @@ import (
 
 func TestDecide(t *testing.T) {
 	t.Parallel()
+	args := func(s string) json.RawMessage { return json.RawMessage(s) }
+	denyEnv := Rule{Effect: Deny, Tool: "write_file", Match: "*.env", Source: SourceAgent}
+	askSrc := Rule{Effect: Ask, Tool: "*", Match: "src/**", Source: SourceRun}
+	allowSrc := Rule{Effect: Allow, Tool: "write_file", Match: "src/**", Source: SourceConfig}
+	allowAll := Rule{Effect: Allow, Tool: "*"}
 	tests := []struct {
 		name      string
 		in        Input
 		want      Effect
 		reasonHas string
 	}{
-		{"read runs", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead}, Allow, "read-only"},
-		{"list runs", Input{Mode: "ask", Tool: "list_dir", Risk: tool.RiskRead}, Allow, "list_dir"},
-		{"write asks", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite}, Ask, "needs approval"},
-		{"exec asks", Input{Mode: "ask", Tool: "run_command", Risk: tool.RiskExec}, Ask, "exec"},
-		{"network asks", Input{Mode: "ask", Tool: "browser_open", Risk: tool.RiskNetwork}, Ask, "network"},
-		{"destructive asks", Input{Mode: "ask", Tool: "rm", Risk: tool.RiskDestructive}, Ask, "destructive"},
-		{"unknown risk asks", Input{Mode: "ask", Tool: "x", Risk: "weird"}, Ask, "needs approval"},
+		// Mode ask.
+		{"ask: read runs", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead}, Allow, "read-only"},
+		{"ask: list runs", Input{Mode: "ask", Tool: "list_dir", Risk: tool.RiskRead}, Allow, "list_dir"},
+		{"ask: write asks", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite}, Ask, "needs approval"},
+		{"ask: exec asks", Input{Mode: "ask", Tool: "run_command", Risk: tool.RiskExec}, Ask, "exec"},
+		{"ask: network asks", Input{Mode: "ask", Tool: "browser_open", Risk: tool.RiskNetwork}, Ask, "network"},
+		{"ask: destructive asks", Input{Mode: "ask", Tool: "rm", Risk: tool.RiskDestructive}, Ask, "destructive"},
+		{"ask: unknown risk asks", Input{Mode: "ask", Tool: "x", Risk: "weird"}, Ask, "needs approval"},
+		// Mode edits.
+		{"edits: read runs", Input{Mode: "edits", Tool: "read_file", Risk: tool.RiskRead}, Allow, "mode edits"},
+		{"edits: write runs", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite}, Allow, "mode edits: write tool write_file runs"},
+		{"edits: exec asks", Input{Mode: "edits", Tool: "run_command", Risk: tool.RiskExec}, Ask, "mode edits: exec"},
+		{"edits: network asks", Input{Mode: "edits", Tool: "fetch", Risk: tool.RiskNetwork}, Ask, "network"},
+		{"edits: destructive asks", Input{Mode: "edits", Tool: "rm", Risk: tool.RiskDestructive}, Ask, "destructive"},
+		{"edits: unknown risk asks", Input{Mode: "edits", Tool: "x", Risk: "weird"}, Ask, "needs approval"},
+		// Mode plan.
+		{"plan: read runs", Input{Mode: "plan", Tool: "read_file", Risk: tool.RiskRead}, Allow, "mode plan"},
+		{"plan: write denied", Input{Mode: "plan", Tool: "write_file", Risk: tool.RiskWrite}, Deny, "not available while planning"},
+		{"plan: exec denied", Input{Mode: "plan", Tool: "run_command", Risk: tool.RiskExec}, Deny, "mode plan"},
+		{"plan: destructive denied", Input{Mode: "plan", Tool: "rm", Risk: tool.RiskDestructive}, Deny, "mode plan"},
+		{"plan: allow rule does not unlock a write", Input{Mode: "plan", Tool: "write_file", Risk: tool.RiskWrite, Rules: []Rule{allowAll}}, Deny, "mode plan"},
+		{"plan: deny rule still holds for reads", Input{Mode: "plan", Tool: "read_file", Risk: tool.RiskRead, Args: args(`{"path":"secrets/a"}`),
+			Rules: []Rule{{Effect: Deny, Tool: "read_file", Match: "secrets/**"}}}, Deny, "rule deny read_file secrets/** (agent)"},
+		// Mode auto.
+		{"auto: write runs", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite}, Allow, "mode auto"},
+		{"auto: exec runs", Input{Mode: "auto", Tool: "run_command", Risk: tool.RiskExec}, Allow, "mode auto"},
+		{"auto: destructive runs", Input{Mode: "auto", Tool: "rm", Risk: tool.RiskDestructive}, Allow, "mode auto"},
+		{"auto: network runs", Input{Mode: "auto", Tool: "fetch", Risk: tool.RiskNetwork}, Allow, "mode auto"},
+		// Unknown modes fail closed.
 		{"unknown mode asks even for reads", Input{Mode: "yolo", Tool: "read_file", Risk: tool.RiskRead}, Ask, "unknown mode"},
+		// Rules decide over the mode.
+		{"deny rule on .env", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":".env","content":"x"}`), Rules: []Rule{denyEnv}},
+			Deny, "rule deny write_file *.env (agent)"},
+		{"deny rule on prod.env", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"prod.env"}`), Rules: []Rule{denyEnv}}, Deny, "*.env"},
+		{"* does not cross a slash", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"conf/.env"}`), Rules: []Rule{denyEnv}}, Allow, "mode edits"},
+		{"./ and .. are cleaned", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"./a/../.env"}`), Rules: []Rule{denyEnv}}, Deny, "*.env"},
+		{"absolute path in the workspace is relative", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Workspace: "/home/u/ws",
+			Args: args(`{"path":"/home/u/ws/.env"}`), Rules: []Rule{denyEnv}}, Deny, "*.env"},
+		{"rule for another tool does not match", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead, Args: args(`{"path":".env"}`), Rules: []Rule{denyEnv}}, Allow, "mode ask"},
+		{"allow rule runs a write in mode ask", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/a/b.go"}`), Rules: []Rule{allowSrc}},
+			Allow, "rule allow write_file src/** (config)"},
+		{"** matches one level", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/b.go"}`), Rules: []Rule{allowSrc}}, Allow, "rule allow"},
+		{"** matches zero levels", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"x/.env"}`),
+			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "**/*.env"}}}, Deny, "**/*.env"},
+		{"** at the front matches the top level", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":".env"}`),
+			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "**/*.env"}}}, Deny, "**/*.env"},
+		{"** in the middle", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"a/b/c/secret.key"}`),
+			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "a/**/*.key"}}}, Deny, "a/**/*.key"},
+		{"glob outside the rule's prefix", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"docs/a.md"}`), Rules: []Rule{allowSrc}}, Ask, "mode ask"},
+		{"tool * matches every tool", Input{Mode: "auto", Tool: "read_file", Risk: tool.RiskRead, Args: args(`{"path":"src/x"}`), Rules: []Rule{askSrc}}, Ask, "rule ask * src/** (run)"},
+		{"empty match matches every call", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Rules: []Rule{allowAll}}, Allow, "rule allow * (agent)"},
+		{"deny beats ask beats allow", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/.env"}`),
+			Rules: []Rule{allowSrc, askSrc, {Effect: Deny, Tool: "*", Match: "src/*.env", Source: SourceConfig}}}, Deny, "rule deny * src/*.env (config)"},
+		{"ask beats allow", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/a.go"}`), Rules: []Rule{allowSrc, askSrc}}, Ask, "rule ask"},
+		{"allow when only allow matches", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/a.go"}`), Rules: []Rule{allowSrc, denyEnv}}, Allow, "rule allow"},
+		{"command rule", Input{Mode: "ask", Tool: "run_command", Risk: tool.RiskExec, Args: args(`{"command":"go test ./..."}`),
+			Rules: []Rule{{Effect: Allow, Tool: "run_command", Match: "go test *"}}}, Allow, "go test *"},
+		{"command rule not matching", Input{Mode: "auto", Tool: "run_command", Risk: tool.RiskExec, Args: args(`{"command":"git push"}`),
+			Rules: []Rule{{Effect: Ask, Tool: "run_command", Match: "git push *"}}}, Allow, "mode auto"},
+		{"domain rule", Input{Mode: "auto", Tool: "browser_open", Risk: tool.RiskNetwork, Args: args(`{"url":"https://Evil.example.com/x?y"}`),
+			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "*.example.com"}}}, Deny, "*.example.com"},
+		{"undecodable arguments match an empty key only", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`nope`), Rules: []Rule{denyEnv}}, Ask, "mode ask"},
+		// Unattended: ask becomes deny.
 		{"unattended write denied", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Unattended: true}, Deny, "unattended"},
 		{"unattended read allowed", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead, Unattended: true}, Allow, "read-only"},
 		{"unattended unknown mode denied", Input{Mode: "", Tool: "read_file", Risk: tool.RiskRead, Unattended: true}, Deny, "nobody to ask"},
+		{"unattended edits exec denied", Input{Mode: "edits", Tool: "run_command", Risk: tool.RiskExec, Unattended: true}, Deny, "nobody to ask, so mode edits"},
+		{"unattended ask rule denied", Input{Mode: "auto", Tool: "read_file", Risk: tool.RiskRead, Args: args(`{"path":"src/a"}`), Rules: []Rule{askSrc}, Unattended: true},
+			Deny, "nobody to ask, so rule ask * src/** (run) is denied"},
+		{"unattended allow rule runs", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Rules: []Rule{allowAll}, Unattended: true}, Allow, "rule allow"},
+		{"unattended auto runs", Input{Mode: "auto", Tool: "rm", Risk: tool.RiskDestructive, Unattended: true}, Allow, "mode auto"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,5 +105,69 @@ func TestDecide(t *testing.T) {
 				t.Errorf("reason %q does not mention %q", got.Reason, tt.reasonHas)
 			}
 		})
+	}
+}
+
+func TestKeyArgument(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ tool, args, want string }{
+		{"read_file", `{"path":"a/b.txt"}`, "a/b.txt"},
+		{"write_file", `{"path":"./x/../y.txt","content":"z"}`, "y.txt"},
+		{"write_file", `{"path":"dir\\file.txt"}`, "dir/file.txt"},
+		{"list_dir", `{}`, "."},
+		{"list_dir", ``, "."},
+		{"list_dir", `{"path":""}`, "."},
+		{"read_file", `{"path":"/abs/p"}`, "/abs/p"},
+		{"run_command", `{"command":"  go test ./...  "}`, "go test ./..."},
+		{"run_command", `{}`, ""},
+		{"browser_open", `{"url":"https://Docs.Example.com:8443/a"}`, "docs.example.com"},
+		{"browser_open", `{"url":"::bad"}`, ""},
+		{"read_file", `not json`, ""},
+		{"update_plan", `{"steps":[]}`, ""},
+	}
+	for _, tt := range tests {
+		if got := KeyArgument(tt.tool, json.RawMessage(tt.args)); got != tt.want {
+			t.Errorf("KeyArgument(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestValidateRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		rules []Rule
+		want  string // "" means valid
+	}{
+		{"none", nil, ""},
+		{"good", []Rule{{Effect: Deny, Tool: "write_file", Match: "**/*.env"}, {Effect: Allow, Tool: "*"}}, ""},
+		{"bad effect", []Rule{{Effect: Allow, Tool: "*"}, {Effect: "ALLOW", Tool: "*"}}, `rules[1]: effect "ALLOW"`},
+		{"empty tool", []Rule{{Effect: Deny}}, "rules[0]: tool is empty"},
+		{"bad class", []Rule{{Effect: Deny, Tool: "*", Match: "[z-"}}, "rules[0]: match"},
+		{"trailing backslash", []Rule{{Effect: Deny, Tool: "*", Match: `a\`}}, "rules[0]: match"},
+		{"bad segment after a fixed one", []Rule{{Effect: Deny, Tool: "*", Match: "zzz/[x"}}, "rules[0]: match"},
+		{"bad source", []Rule{{Effect: Deny, Tool: "*", Source: "me"}}, "rules[0]: source"},
+		{"too many", make([]Rule, MaxRules+1), "more than 200"},
+	}
+	for _, tt := range tests {
+		err := ValidateRules(tt.rules)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: ValidateRules = %v, want nil", tt.name, err)
+		case tt.want != "" && (!errors.Is(err, ErrInvalidRule) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: ValidateRules = %v, want ErrInvalidRule naming %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestOffered(t *testing.T) {
+	t.Parallel()
+	for _, m := range Modes {
+		for _, r := range []tool.Risk{tool.RiskRead, tool.RiskWrite, tool.RiskExec, tool.RiskNetwork, tool.RiskDestructive} {
+			want := m != ModePlan || r == tool.RiskRead
+			if got := Offered(m, r); got != want {
+				t.Errorf("Offered(%s, %s) = %v, want %v", m, r, got, want)
+			}
+		}
 	}
 }

@@ -186,7 +186,7 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 		Kind: event.KindLLM, Parent: a.st.root, After: after,
 		Label: "model call " + strconv.Itoa(step), Step: step, Model: a.st.model.Model,
 	})
-	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: s.toolSpecs(a.st.agent.Tools)}
+	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: s.offered(a.st.agent)}
 	provider := a.st.model.Provider
 	a.flushLocked() // the node is visible while the model thinks
 	a.mu.Unlock()

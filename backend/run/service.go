@@ -26,6 +26,7 @@ import (
 	"steward/backend/event"
 	"steward/backend/inbox"
 	"steward/backend/llm"
+	"steward/backend/policy"
 	"steward/backend/store"
 	"steward/backend/tool"
 	"steward/backend/workspace"
@@ -97,6 +98,10 @@ type Config struct {
 	// a retry may help (network errors, 408, 429, 5xx); 2 by default, 0
 	// with a negative value.
 	ModelRetries int
+	// Rules are the global permission rules (config.json "rules"); they
+	// apply to every run started after, together with the agent's and the
+	// run's own.
+	Rules []policy.Rule
 }
 
 // Service runs agents.
@@ -150,6 +155,45 @@ type StartParams struct {
 	BreakBefore []string
 	// Limits override the agent's budgets where set.
 	Limits *event.Limits
+	// Mode overrides the agent's permission mode when set.
+	Mode string
+	// Rules add to the agent's permission rules for this run.
+	Rules []policy.Rule
+}
+
+// effective returns the agent as the run uses it: the run's mode when it
+// gives one, and the agent's rules followed by the run's and the global ones,
+// each marked with its source. It goes into run.created's spec, so a run
+// resumed after a restart (or forked) decides by the same mode and rules.
+func effective(a agent.Agent, mode string, runRules, global []policy.Rule) agent.Agent {
+	if mode != "" {
+		a.Mode = mode
+	}
+	rules := make([]policy.Rule, 0, len(a.Rules)+len(runRules)+len(global))
+	for _, r := range a.Rules {
+		if r.Source == "" {
+			r.Source = policy.SourceAgent
+		}
+		rules = append(rules, r)
+	}
+	rules = append(rules, policy.WithSource(runRules, policy.SourceRun)...)
+	rules = append(rules, policy.WithSource(global, policy.SourceConfig)...)
+	a.Rules = nil
+	if len(rules) > 0 {
+		a.Rules = rules
+	}
+	return a
+}
+
+func eventRules(rules []policy.Rule) []event.Rule {
+	if len(rules) == 0 {
+		return nil
+	}
+	out := make([]event.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = event.Rule{Effect: string(r.Effect), Tool: r.Tool, Match: r.Match, Source: r.Source}
+	}
+	return out
 }
 
 // checkLimits refuses negative budgets.
@@ -181,6 +225,13 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 			return store.Run{}, fmt.Errorf("%w: break_before: unknown tool %q", ErrInvalid, t)
 		}
 	}
+	if p.Mode != "" && !policy.ValidMode(p.Mode) {
+		return store.Run{}, fmt.Errorf("%w: mode %q is not one of %s", ErrInvalid, p.Mode, strings.Join(policy.Modes, ", "))
+	}
+	if err := policy.ValidateRules(p.Rules); err != nil {
+		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	p.Agent = effective(p.Agent, p.Mode, p.Rules, s.cfg.Rules)
 	root, err := workspace.Open(p.Workspace)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
@@ -209,6 +260,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		Instructions: instr,
 		Workspace:    root.Path(),
 		Mode:         p.Agent.Mode,
+		Rules:        eventRules(p.Agent.Rules),
 		MaxSteps:     p.Agent.MaxSteps,
 		Unattended:   p.Unattended,
 		Spec:         spec,

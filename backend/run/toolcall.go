@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"steward/backend/agent"
 	"steward/backend/event"
 	"steward/backend/inbox"
 	"steward/backend/llm"
@@ -69,7 +70,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	if resolve != CmdRetry { // a retry is the person's decision: no checks or approval again
 		a.mu.Lock()
 		tools := a.st.agent.Tools
-		mode, unattended := a.st.agent.Mode, a.st.unattended
+		pol := policy.Input{Mode: a.st.agent.Mode, Rules: a.st.agent.Rules, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
 		a.mu.Unlock()
 		if !known || !slices.Contains(tools, call.Name) {
 			return end(event.NodeFailed, tool.Errorf(tool.CodeUnknownTool, fmt.Sprintf("unknown tool %q; this agent can use: %v", call.Name, tools)))
@@ -77,7 +78,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		if res, ok := s.cfg.Tools.Validate(call.Name, call.Arguments); !ok {
 			return end(event.NodeFailed, res)
 		}
-		dec, err := s.decide(ctx, a, node, ts, call, spec, mode, unattended)
+		dec, err := s.decide(ctx, a, node, ts, call, spec, pol)
 		switch {
 		case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):
 			return nil // the call never ran: it stays open, its approval too, and resumes after the restart
@@ -125,10 +126,10 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 // decision is the outcome of policy and approval for one call.
 type decision struct{ Decision, Feedback string }
 
-// decide applies the policy to a call and, when it asks, opens an approval
+// decide applies the policy (pol, completed with the call) to a call and, when it asks, opens an approval
 // (or, after a restart, takes up the one already open or answered) and waits
 // for the answer, moving the run to waiting and back.
-func (s *Service) decide(ctx context.Context, a *active, node string, ts *toolState, call llm.ToolCall, spec tool.Spec, mode string, unattended bool) (decision, error) {
+func (s *Service) decide(ctx context.Context, a *active, node string, ts *toolState, call llm.ToolCall, spec tool.Spec, pol policy.Input) (decision, error) {
 	a.mu.Lock()
 	interaction, prior, feedback := ts.interaction, ts.decision, ts.feedback
 	a.mu.Unlock()
@@ -136,7 +137,8 @@ func (s *Service) decide(ctx context.Context, a *active, node string, ts *toolSt
 	case prior != "":
 		return denial(prior, feedback, "user"), nil
 	case interaction == "":
-		d := policy.Decide(policy.Input{Mode: mode, Tool: call.Name, Risk: spec.Risk, Unattended: unattended})
+		pol.Tool, pol.Risk, pol.Args = call.Name, spec.Risk, call.Arguments
+		d := policy.Decide(pol)
 		a.emit(event.PolicyDecided, node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
 		switch d.Effect {
 		case policy.Allow:
@@ -188,4 +190,20 @@ func denial(dec, feedback, source string) decision {
 		msg += " Their feedback: " + feedback
 	}
 	return decision{Decision: "deny", Feedback: msg}
+}
+
+// offered returns the specs of the agent's tools the model is offered in its
+// mode: plan mode offers read tools only. No names offers no tools (the
+// registry's Specs would return them all).
+func (s *Service) offered(ag agent.Agent) []llm.ToolSpec {
+	out := make([]string, 0, len(ag.Tools))
+	for _, name := range ag.Tools {
+		if spec, ok := s.cfg.Tools.Lookup(name); ok && policy.Offered(ag.Mode, spec.Risk) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return s.toolSpecs(out)
 }
