@@ -17,7 +17,7 @@ export CGO_ENABLED := 1
 
 APT_PACKAGES := pkg-config gcc libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-noto-color-emoji
 
-.PHONY: all deps deps-system deps-node deps-go ui build run test test-go test-ui test-desktop vet bench clean
+.PHONY: all deps deps-system deps-node deps-go ui build run test test-go test-race test-ui test-desktop vet bench clean
 
 all: build
 
@@ -67,10 +67,14 @@ test-go: build
 	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_KILL_REPORT=$(CURDIR)/bin/kill-recover.txt go test -tags '$(TAGS)' -count=1 -timeout 20m ./...
 	@cat bin/kill-recover.txt
 
+# The packages that run goroutines, again under the race detector.
+test-race: deps
+	go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool
+
 test-desktop: build
 	STEWARD_HOME=$$(mktemp -d) STEWARD_DISCOVER=0 SHOT=$(CURDIR)/bin/desktop-smoke.png bash .ci/desktop-smoke.sh $(CURDIR)/$(BIN)
 
-test: vet test-ui test-go test-desktop
+test: vet test-ui test-go test-race test-desktop
 
 # The figures the issues ask for, as medians of 5 runs: event appends per
 # second with group commit, the engine's overhead per step at the start and
