@@ -141,7 +141,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	in := inbox.New(st, func() string { return newID("ia") })
 	models := config.NewModels(cfg)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Price: config.NewPrices(cfg.Prices).Cost, Rules: cfg.Rules})
+		Price: config.NewPrices(cfg.Prices).Cost, Rules: cfg.Rules, Grants: st})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()

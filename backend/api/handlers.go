@@ -72,6 +72,8 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
 		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
 		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
+		{method: "GET", path: "/api/v1/grants", summary: "Saved grants (approve always, deny always), newest first", auth: true, handler: h(s.listGrants), response: grantsBody{}},
+		{method: "DELETE", path: "/api/v1/grants/{id}", summary: "Revoke a grant", auth: true, handler: h(s.deleteGrant), status: 204},
 		{method: "GET", path: "/api/v1/fs/dirs", summary: "The subfolders of a folder on this machine, for choosing a workspace (path: absolute or ~; empty for home)", auth: true, handler: h(s.listDirs), response: DirList{}},
 		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
 		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
@@ -357,7 +359,7 @@ func (s *Server) answerInteraction(ctx context.Context, id string, a Answer, def
 	if !sources[a.Source] {
 		return store.Interaction{}, errorf(http.StatusBadRequest, CodeInvalid, "source "+strconv.Quote(a.Source)+" is not one of web, desktop, cli, api")
 	}
-	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: a.Decision, Feedback: a.Feedback, Source: a.Source})
+	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: a.Decision, Feedback: a.Feedback, Source: a.Source, Scope: a.Scope, AnyArgument: a.AnyArgument})
 }
 
 func (s *Server) tools(w http.ResponseWriter, r *http.Request) error {

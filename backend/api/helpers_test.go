@@ -82,7 +82,7 @@ func newEnv(t *testing.T) *env {
 	in := inbox.New(st, func() string { return newID("ia") })
 	models := config.NewModels(config.Config{Home: t.TempDir(), Discover: false})
 	models.ChunkDelay = 0
-	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: t.Logf})
+	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: t.Logf, Grants: st})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 		defer cancel()

@@ -46,6 +46,7 @@ type Reader interface {
 	GetInteraction(ctx context.Context, id string) (store.Interaction, error)
 	ListInteractions(ctx context.Context, f store.InteractionFilter) ([]store.Interaction, error)
 	Ping(ctx context.Context) error
+	GrantStore
 }
 
 // Agents manages agent definitions.

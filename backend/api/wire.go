@@ -159,11 +159,14 @@ func wireInteraction(i store.Interaction) Interaction {
 	return out
 }
 
-// Answer answers an interaction.
+// Answer answers an interaction. Scope also saves it as a grant: approve
+// always, or deny always, in the run, for the run's agent, or everywhere.
 type Answer struct {
-	Decision string `json:"decision"`
-	Feedback string `json:"feedback,omitempty"`
-	Source   string `json:"source,omitempty"`
+	Decision    string `json:"decision"`
+	Feedback    string `json:"feedback,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Scope       string `json:"scope,omitempty"`
+	AnyArgument bool   `json:"any_argument,omitempty"`
 }
 
 // GraphNode is a node of the execution graph.

@@ -191,7 +191,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 
 // ask prompts for one approval on the terminal.
 func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
-	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n] ", c.paint("33;1", "approve?"), d.Tool, compact(d.Arguments, 400), d.Reason)
+	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n, a = always in this run] ", c.paint("33;1", "approve?"), d.Tool, compact(d.Arguments, 400), d.Reason)
 	ans, ok := c.line(ctx)
 	if ctx.Err() != nil {
 		return // the run ended meanwhile
@@ -203,6 +203,8 @@ func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
 		dec.Decision, dec.Feedback = "deny", "no answer on the terminal (input closed)"
 	case ans == "y" || ans == "yes":
 		dec.Decision = "approve"
+	case ans == "a" || ans == "always":
+		dec.Decision, dec.Scope = "approve", "run" // the same call again in this run runs without asking
 	default:
 		dec.Decision = "deny"
 		fmt.Fprint(c.Out, "  reason for the model (optional): ")

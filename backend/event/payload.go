@@ -223,4 +223,8 @@ type ApprovalDecidedData struct {
 	Feedback      string `json:"feedback,omitempty"`
 	// Source is the surface that answered: web, desktop, cli, api, or policy.
 	Source string `json:"source"`
+	// Scope and GrantID are set when the answer saved a grant ("approve
+	// always", "deny always"): its scope (run, agent, everywhere) and id.
+	Scope   string `json:"scope,omitempty"`
+	GrantID string `json:"grant_id,omitempty"`
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"steward/backend/event"
+	"steward/backend/policy"
 	"steward/backend/store"
 )
 
@@ -30,6 +31,9 @@ var (
 type Store interface {
 	Append(ctx context.Context, ev event.Event) (event.Event, error)
 	GetInteraction(ctx context.Context, id string) (store.Interaction, error)
+	GetRun(ctx context.Context, id string) (store.Run, error)
+	CreateGrant(ctx context.Context, g store.Grant) (store.Grant, error)
+	DeleteGrant(ctx context.Context, id string) error
 }
 
 // Inbox opens approvals and takes answers.
@@ -61,7 +65,17 @@ type Decision struct {
 	Decision string // approve or deny
 	Feedback string
 	Source   string
+	// Scope, when set, also saves the answer as a grant ("approve always",
+	// "deny always") holding in the run, for the run's agent, or everywhere
+	// (store.ScopeRun, ScopeAgent, ScopeEverywhere). The grant matches the
+	// same tool with the same key argument, or any call of the tool with
+	// AnyArgument.
+	Scope       string
+	AnyArgument bool
 }
+
+// Scopes lists the scopes of a grant, for validation and error messages.
+var Scopes = []string{store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere}
 
 // Open records the approval request and returns its id; Wait then blocks
 // until it is answered.
@@ -130,6 +144,14 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	if d.Decision == "approve" && strings.TrimSpace(d.Feedback) != "" {
 		return store.Interaction{}, fmt.Errorf("%w: feedback goes with deny, not approve", ErrInvalid)
 	}
+	switch d.Scope {
+	case "", store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere:
+	default:
+		return store.Interaction{}, fmt.Errorf("%w: scope %q is not one of %s", ErrInvalid, d.Scope, strings.Join(Scopes, ", "))
+	}
+	if d.AnyArgument && d.Scope == "" {
+		return store.Interaction{}, fmt.Errorf("%w: any_argument goes with a scope (run, agent or everywhere)", ErrInvalid)
+	}
 	if d.Source == "" {
 		d.Source = "api"
 	}
@@ -143,9 +165,24 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	if it.Status != "pending" {
 		return it, fmt.Errorf("interaction %s is %s: %w", id, it.Status, ErrAnswered)
 	}
+	grantID := ""
+	if d.Scope != "" {
+		// The grant is saved first and revoked if the answer is not
+		// recorded, so the audit never names a grant that does not exist.
+		g, err := in.saveGrant(ctx, it, d)
+		if err != nil {
+			return it, err
+		}
+		grantID = g.ID
+	}
 	_, err = in.store.Append(context.WithoutCancel(ctx), event.New(it.RunID, event.ApprovalDecided, it.NodeID, event.ApprovalDecidedData{
-		InteractionID: id, Decision: d.Decision, Feedback: d.Feedback, Source: d.Source,
+		InteractionID: id, Decision: d.Decision, Feedback: d.Feedback, Source: d.Source, Scope: d.Scope, GrantID: grantID,
 	}))
+	if err != nil && grantID != "" {
+		if derr := in.store.DeleteGrant(context.WithoutCancel(ctx), grantID); derr != nil && !errors.Is(derr, store.ErrNotFound) {
+			err = errors.Join(err, fmt.Errorf("revoke grant %s: %w", grantID, derr))
+		}
+	}
 	if errors.Is(err, store.ErrConflict) {
 		return it, fmt.Errorf("interaction %s: %w", id, ErrAnswered)
 	}
@@ -158,4 +195,37 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	}
 	in.mu.Unlock()
 	return in.store.GetInteraction(ctx, id)
+}
+
+// saveGrant records the grant of answer d to interaction it. Its id is made
+// from the interaction's, so two answers racing cannot both save one.
+func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision) (store.Grant, error) {
+	r, err := in.store.GetRun(ctx, it.RunID)
+	if err != nil {
+		return store.Grant{}, fmt.Errorf("answer %s: run %s: %w", it.ID, it.RunID, err)
+	}
+	g := store.Grant{ID: "gr_" + it.ID, Effect: string(policy.Allow), Tool: it.Tool, Scope: d.Scope}
+	if d.Decision == "deny" {
+		g.Effect = string(policy.Deny)
+	}
+	if !d.AnyArgument {
+		g.Match = policy.ExactMatch(it.Tool, json.RawMessage(it.Arguments), r.Workspace)
+	}
+	switch d.Scope {
+	case store.ScopeRun:
+		g.RunID = it.RunID
+	case store.ScopeAgent:
+		if r.AgentID == "" {
+			return store.Grant{}, fmt.Errorf("%w: scope agent needs the run's agent, and run %s has no agent id", ErrInvalid, it.RunID)
+		}
+		g.AgentID = r.AgentID
+	}
+	g, err = in.store.CreateGrant(ctx, g)
+	if errors.Is(err, store.ErrConflict) {
+		return store.Grant{}, fmt.Errorf("interaction %s: %w", it.ID, ErrAnswered)
+	}
+	if err != nil {
+		return store.Grant{}, fmt.Errorf("answer %s: %w", it.ID, err)
+	}
+	return g, nil
 }

@@ -320,3 +320,50 @@ func assertNoWaiters(t *testing.T, in *Inbox) {
 		t.Errorf("%d waiters left behind", len(in.waiters))
 	}
 }
+
+func TestAnswerSavesGrant(t *testing.T) {
+	t.Parallel()
+	in, st, _ := setup(t)
+	ctx := context.Background()
+	id := open(t, in)
+	for _, d := range []Decision{
+		{Decision: "deny", Scope: "forever"},
+		{Decision: "deny", AnyArgument: true},
+	} {
+		if _, err := in.Answer(ctx, id, d); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Answer(%+v) = %v, want ErrInvalid", d, err)
+		}
+	}
+	if _, err := in.Answer(ctx, id, Decision{Decision: "deny", Feedback: "no", Scope: store.ScopeAgent, Source: "cli"}); err != nil {
+		t.Fatalf("Answer: %v", err)
+	}
+	gs, err := st.ListGrants(ctx)
+	if err != nil || len(gs) != 1 {
+		t.Fatalf("grants = %+v, %v", gs, err)
+	}
+	if g := gs[0]; g.ID != "gr_"+id || g.Effect != "deny" || g.Tool != "write_file" || g.Match != "a.txt" || g.Scope != "agent" || g.AgentID != "ag_1" {
+		t.Errorf("grant = %+v", g)
+	}
+	// A later answer saves nothing.
+	if _, err := in.Answer(ctx, id, Decision{Decision: "approve", Scope: store.ScopeEverywhere}); !errors.Is(err, ErrAnswered) {
+		t.Errorf("second answer = %v, want ErrAnswered", err)
+	}
+	if gs, _ := st.ListGrants(ctx); len(gs) != 1 {
+		t.Errorf("grants after a second answer = %+v", gs)
+	}
+	evs, err := st.Events(ctx, "run_1", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d event.ApprovalDecidedData
+	for _, ev := range evs {
+		if ev.Type == event.ApprovalDecided {
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if d.Scope != "agent" || d.GrantID != "gr_"+id || d.Feedback != "no" {
+		t.Errorf("approval.decided = %+v", d)
+	}
+}

@@ -16,6 +16,8 @@ func TestDecide(t *testing.T) {
 	askSrc := Rule{Effect: Ask, Tool: "*", Match: "src/**", Source: SourceRun}
 	allowSrc := Rule{Effect: Allow, Tool: "write_file", Match: "src/**", Source: SourceConfig}
 	allowAll := Rule{Effect: Allow, Tool: "*"}
+	grantA := Rule{Effect: Allow, Tool: "write_file", Match: ExactMatch("write_file", args(`{"path":"/w/./a.txt"}`), "/w"), Source: "grant run gr_1"}
+	grantCmd := Rule{Effect: Allow, Tool: "run_command", Match: ExactMatch("run_command", args(`{"command":"ls *.go"}`), ""), Source: "grant agent gr_2"}
 	tests := []struct {
 		name      string
 		in        Input
@@ -84,6 +86,21 @@ func TestDecide(t *testing.T) {
 		{"domain rule", Input{Mode: "auto", Tool: "browser_open", Risk: tool.RiskNetwork, Args: args(`{"url":"https://Evil.example.com/x?y"}`),
 			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "*.example.com"}}}, Deny, "*.example.com"},
 		{"undecodable arguments match an empty key only", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`nope`), Rules: []Rule{denyEnv}}, Ask, "mode ask"},
+		// Grants are rules: an exact key argument, or any call of the tool.
+		{"allow grant runs a write in mode ask", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"a.txt"}`),
+			Rules: []Rule{grantA}}, Allow, "rule allow write_file a.txt (grant run gr_1)"},
+		{"allow grant is for its key argument only", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"b.txt"}`),
+			Rules: []Rule{grantA}}, Ask, "mode ask"},
+		{"escaped grant matches its command only", Input{Mode: "ask", Tool: "run_command", Risk: tool.RiskExec, Args: args(`{"command":"ls *.go"}`),
+			Rules: []Rule{grantCmd}}, Allow, "grant agent gr_2"},
+		{"escaped grant is not a glob", Input{Mode: "ask", Tool: "run_command", Risk: tool.RiskExec, Args: args(`{"command":"ls a.go"}`),
+			Rules: []Rule{grantCmd}}, Ask, "mode ask"},
+		{"deny grant beats allow rule", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/a.go"}`),
+			Rules: []Rule{allowSrc, {Effect: Deny, Tool: "write_file", Source: "grant everywhere gr_3"}}}, Deny, "grant everywhere gr_3"},
+		{"ask rule beats allow grant", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead, Args: args(`{"path":"src/a"}`),
+			Rules: []Rule{askSrc, {Effect: Allow, Tool: "read_file", Source: "grant run gr_4"}}}, Ask, "rule ask"},
+		{"unattended allow grant runs", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"a.txt"}`),
+			Rules: []Rule{grantA}, Unattended: true}, Allow, "grant run gr_1"},
 		// Unattended: ask becomes deny.
 		{"unattended write denied", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Unattended: true}, Deny, "unattended"},
 		{"unattended read allowed", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead, Unattended: true}, Allow, "read-only"},
@@ -128,6 +145,21 @@ func TestKeyArgument(t *testing.T) {
 	for _, tt := range tests {
 		if got := KeyArgument(tt.tool, json.RawMessage(tt.args)); got != tt.want {
 			t.Errorf("KeyArgument(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestExactMatch(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ tool, args, ws, want string }{
+		{"write_file", `{"path":"a/./b.txt"}`, "", "a/b.txt"},
+		{"write_file", `{"path":"/w/a.txt"}`, "/w", "a.txt"},
+		{"write_file", `{"path":"[x]*?.txt"}`, "", `\[x\]\*\?.txt`},
+		{"run_command", `{"command":"echo a\\b"}`, "", `echo a\\b`},
+		{"noargs", `{}`, "", ""},
+	} {
+		if got := ExactMatch(tt.tool, json.RawMessage(tt.args), tt.ws); got != tt.want {
+			t.Errorf("ExactMatch(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
 		}
 	}
 }

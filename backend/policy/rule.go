@@ -235,3 +235,23 @@ func relative(key, workspace string) string {
 	}
 	return key
 }
+
+// ExactMatch returns the Match of a rule that matches exactly this call's
+// key argument (as Decide sees it: relative to workspace when beneath it),
+// with every glob character escaped. It is "" (any call of the tool) when
+// the call has no key argument.
+func ExactMatch(toolName string, args json.RawMessage, workspace string) string {
+	key, isPath := keyArgument(toolName, args)
+	if isPath {
+		key = relative(key, workspace)
+	}
+	var b strings.Builder
+	for _, c := range key {
+		switch c {
+		case '*', '?', '[', ']', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

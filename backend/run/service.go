@@ -55,6 +55,14 @@ type Approver interface {
 
 var _ Approver = (*inbox.Inbox)(nil)
 
+// Grants returns the saved grants ("approve always", "deny always") that
+// hold in run runID of agent agentID, as rules whose Source names the grant.
+type Grants interface {
+	Grants(ctx context.Context, runID, agentID string) ([]policy.Rule, error)
+}
+
+var _ Grants = (*store.Store)(nil)
+
 // Tools is what the engine needs of the tool registry.
 type Tools interface {
 	Specs(names ...string) []tool.Spec
@@ -102,6 +110,9 @@ type Config struct {
 	// apply to every run started after, together with the agent's and the
 	// run's own.
 	Rules []policy.Rule
+	// Grants are looked up before a call would ask for approval; nil means
+	// none are saved.
+	Grants Grants
 }
 
 // Service runs agents.

@@ -138,6 +138,16 @@ func (s *Service) decide(ctx context.Context, a *active, node string, ts *toolSt
 		return denial(prior, feedback, "user"), nil
 	case interaction == "":
 		pol.Tool, pol.Risk, pol.Args = call.Name, spec.Risk, call.Arguments
+		if s.cfg.Grants != nil {
+			a.mu.Lock()
+			runID, agentID := a.st.id, a.st.agent.ID
+			a.mu.Unlock()
+			grants, err := s.cfg.Grants.Grants(ctx, runID, agentID)
+			if err != nil {
+				return decision{}, fmt.Errorf("look up grants: %w", err)
+			}
+			pol.Rules = append(slices.Clip(pol.Rules), grants...)
+		}
 		d := policy.Decide(pol)
 		a.emit(event.PolicyDecided, node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
 		switch d.Effect {

@@ -6,12 +6,14 @@ import { createRoot } from "react-dom/client";
 import { createApi } from "./api/client";
 import { App } from "./features/shell/App";
 import { ServicesProvider } from "./store/context";
+import { bindHash } from "./store/hash";
 import { createAppStore } from "./store/store";
 import { startSync } from "./store/sync";
 import "./ui/base.css";
 
 const store = createAppStore();
 const api = createApi({ onUnauthorized: () => store.getState().setUnauthorized() });
+bindHash(store);
 const sync = startSync(api, store);
 
 const root = document.getElementById("root");

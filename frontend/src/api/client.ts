@@ -11,6 +11,7 @@ import type {
   EventPage,
   Info,
   Interaction,
+  NodeDetail,
   Run,
   StartRun,
 } from "./types";
@@ -77,6 +78,8 @@ export function createApi(opts: ClientOptions = {}) {
     startRun: (body: StartRun) => request<Run>("POST", "/runs", body),
     events: (id: string, after = 0, limit?: number) =>
       request<EventPage>("GET", `/runs/${q(id)}/events` + query({ after, limit })),
+    // node is one node of a run's graph with its events and, for a model call, its input.
+    node: (runId: string, nodeId: string) => request<NodeDetail>("GET", `/runs/${q(runId)}/nodes/${q(nodeId)}`),
     command: (runId: string, cmd: Command) =>
       request<CommandResult>("POST", `/runs/${q(runId)}/commands`, cmd),
     interactions: async (params: { status?: string; run_id?: string } = {}) =>

@@ -147,11 +147,17 @@ export type GraphNode = {
   started_at: number;
   finished_at?: number;
   tool?: string;
+  duration_ms: number;
+  error?: string;
+  attempts?: number;
+  usage?: Usage;
 };
-export type Graph = {
-  nodes: GraphNode[];
-  edges: { from: string; to: string; kind: "parent" | "after" }[];
-};
+export type GraphEdge = { from: string; to: string; kind: "parent" | "after" | "fork" };
+export type Graph = { nodes: GraphNode[]; edges: GraphEdge[] };
+
+// GET /api/v1/runs/{id}/nodes/{node}: one node with its events in order and,
+// for a model call, the conversation it was given.
+export type NodeDetail = { node: GraphNode; events: Event[]; input?: Message[] };
 
 // GET /api/v1/fs/dirs: the subfolders of a folder on the server's machine,
 // sorted case-insensitively with dot folders last, at most 1000.

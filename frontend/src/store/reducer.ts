@@ -43,6 +43,8 @@ type NodeBase = {
   status: NodeStatus;
   label: string;
   parent?: string;
+  // The nodes this one ran after (the graph's after edges).
+  after?: string[];
   startedAt: number;
   finishedAt?: number;
   durationMs?: number;
@@ -185,7 +187,7 @@ function apply(t: RunTranscript, e: Event): RunTranscript {
 
 function startNode(t: RunTranscript, id: string, ts: number, d: NodeStartedData): RunTranscript {
   if (t.nodes[id]) return t;
-  const base: NodeBase = { id, status: "running", label: d.label ?? "", parent: d.parent, startedAt: ts };
+  const base: NodeBase = { id, status: "running", label: d.label ?? "", parent: d.parent, after: d.after, startedAt: ts };
   let node: TranscriptNode;
   switch (d.kind) {
     case "user":

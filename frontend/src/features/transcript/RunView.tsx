@@ -9,9 +9,12 @@ import { PausedBanner } from "../controls/PausedBanner";
 import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
 import { useCommand } from "../controls/useCommand";
+import { GraphPanel } from "../graph/GraphPanel";
+import { RunPanes } from "./RunPanes";
 import { Transcript } from "./Transcript";
 
-// RunView is the selected run: its header and its live transcript.
+// RunView is the selected run: its header, its live transcript and its
+// execution graph.
 export function RunView() {
   const runId = useApp((s) => s.selectedRunId);
   if (!runId) {
@@ -25,7 +28,7 @@ export function RunView() {
     <div className="run-view">
       {/* Keyed by run: a command's error or a steer draft stays with its run. */}
       <RunHeader key={runId} runId={runId} />
-      <Transcript runId={runId} />
+      <RunPanes transcript={<Transcript runId={runId} />} graph={<GraphPanel key={runId} runId={runId} />} />
     </div>
   );
 }
