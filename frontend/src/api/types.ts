@@ -128,7 +128,11 @@ export type Interaction = {
   answer?: { decision: Decision; feedback?: string; source: string };
 };
 
-export type Answer = { decision: Decision; feedback?: string; source?: string };
+// scope also saves the answer as a grant ("approve always"): for this run, its
+// agent, or everywhere; it matches the same tool and key argument, or any
+// argument with any_argument.
+export type GrantScope = "run" | "agent" | "everywhere";
+export type Answer = { decision: Decision; feedback?: string; source?: string; scope?: GrantScope; any_argument?: boolean };
 
 export type ToolSpec = {
   name: string;

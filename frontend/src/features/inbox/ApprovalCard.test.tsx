@@ -62,3 +62,15 @@ describe("ApprovalCard", () => {
     expect(services.refreshLists).toHaveBeenCalled();
   });
 });
+
+describe("ApprovalCard always", () => {
+  it("approves with a scope that saves a grant", async () => {
+    const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) => json(200, { id: "ia_1", status: "answered" }));
+    renderCard(fetchMock as unknown as typeof fetch);
+    fireEvent.click(screen.getByRole("button", { name: "Always in this run" }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe("/api/v1/interactions/ia_1/answer");
+    expect(JSON.parse(String(init?.body))).toEqual({ decision: "approve", scope: "run", source: "web" });
+  });
+});

@@ -1,7 +1,7 @@
 import "./inbox.css";
 import { useState } from "react";
 import { isApiError } from "../../api/client";
-import type { Decision } from "../../api/types";
+import type { Decision, GrantScope } from "../../api/types";
 import { useServices } from "../../store/context";
 import { errorMessage, pretty } from "../../ui/format";
 
@@ -25,7 +25,7 @@ export function ApprovalCard({ interactionId, tool, risk, arguments: args, reaso
   const [error, setError] = useState<string>();
   const [sent, setSent] = useState<Decision>();
 
-  async function answer(decision: Decision) {
+  async function answer(decision: Decision, scope?: GrantScope) {
     setBusy(true);
     setError(undefined);
     const text = feedback.trim();
@@ -33,6 +33,7 @@ export function ApprovalCard({ interactionId, tool, risk, arguments: args, reaso
       await api.answer(interactionId, {
         decision,
         ...(decision === "deny" && text ? { feedback: text } : {}),
+        ...(scope ? { scope } : {}),
         source: "web",
       });
       setSent(decision);
@@ -62,6 +63,24 @@ export function ApprovalCard({ interactionId, tool, risk, arguments: args, reaso
           </button>
           <button type="button" className="deny" disabled={busy || denying} onClick={() => setDenying(true)}>
             Deny
+          </button>
+          <button
+            type="button"
+            className="always"
+            disabled={busy}
+            title="Approve, and run this same call (same tool, same path) without asking again in this run"
+            onClick={() => void answer("approve", "run")}
+          >
+            Always in this run
+          </button>
+          <button
+            type="button"
+            className="always"
+            disabled={busy}
+            title="Approve, and run this same call without asking in every run of this agent"
+            onClick={() => void answer("approve", "agent")}
+          >
+            Always for this agent
           </button>
         </div>
       )}
