@@ -1,9 +1,14 @@
 package llm
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -48,4 +53,28 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// NetworkReason says in a few words why a connection to a model server
+// failed, for messages such as "cannot reach model server at URL: REASON".
+func NetworkReason(err error) string {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("cannot resolve host %s", dnsErr.Name)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out"
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "the connection closed unexpectedly"
+	}
+	// A *url.Error repeats the method and URL; its cause is enough.
+	if u := errors.Unwrap(err); u != nil {
+		return u.Error()
+	}
+	return err.Error()
 }

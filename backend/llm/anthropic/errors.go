@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -97,13 +95,13 @@ func (p *Provider) classify(ctx context.Context, err error, started bool) error 
 	if started {
 		return &llm.Error{
 			Kind:    llm.ErrUnavailable,
-			Message: fmt.Sprintf("lost connection to model server at %s: %s", p.baseURLForMessages, networkReason(err)),
+			Message: fmt.Sprintf("lost connection to model server at %s: %s", p.baseURLForMessages, llm.NetworkReason(err)),
 			Err:     err,
 		}
 	}
 	return &llm.Error{
 		Kind:    llm.ErrUnavailable,
-		Message: fmt.Sprintf("cannot reach model server at %s: %s", p.baseURLForMessages, networkReason(err)),
+		Message: fmt.Sprintf("cannot reach model server at %s: %s", p.baseURLForMessages, llm.NetworkReason(err)),
 		Err:     err,
 	}
 }
@@ -166,27 +164,4 @@ func streamErrorEvent(data string, err error) *llm.Error {
 		kind = llm.ErrRateLimited
 	}
 	return &llm.Error{Kind: kind, Message: msg, Err: err}
-}
-
-// networkReason says in a few words why a connection failed.
-func networkReason(err error) string {
-	var dnsErr *net.DNSError
-	var netErr net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.As(err, &dnsErr):
-		return fmt.Sprintf("cannot resolve host %s", dnsErr.Name)
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out"
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return "the connection closed unexpectedly"
-	}
-	// A *url.Error repeats the method and URL; its cause is enough.
-	if u := errors.Unwrap(err); u != nil {
-		return u.Error()
-	}
-	return err.Error()
 }
