@@ -26,6 +26,7 @@ import (
 	"steward/app"
 	"steward/backend/agent"
 	"steward/backend/api"
+	"steward/backend/attention"
 	"steward/backend/config"
 	"steward/backend/console"
 	"steward/backend/event"
@@ -34,6 +35,7 @@ import (
 	"steward/backend/store"
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
+	"steward/backend/tools/interact"
 	"steward/frontend"
 )
 
@@ -126,7 +128,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		return nil, err
 	}
 	tools := tool.NewRegistry()
-	for _, t := range fstools.Tools() {
+	for _, t := range append(fstools.Tools(), interact.Tools()...) {
 		if err := tools.Register(t); err != nil {
 			st.Close()
 			return nil, err
@@ -138,7 +140,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 			return nil, fmt.Errorf("config: %w", err)
 		}
 	}
-	in := inbox.New(st, func() string { return newID("ia") })
+	in := inbox.New(st, tools, func() string { return newID("ia") })
 	models := config.NewModels(cfg)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
 		Price: config.NewPrices(cfg.Prices).Cost, Rules: cfg.Rules, Grants: st})
@@ -303,7 +305,24 @@ func desktop(getenv func(string) string, stderr io.Writer) error {
 	defer srv.stop()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return app.Run(ctx, app.Options{URL: srv.url, Logf: s.logger.Printf})
+	watcher := attention.New(s.store, s.bus, &attention.Options{Logf: s.logger.Printf})
+	// surface=desktop: answers given in the window are recorded as the desktop's.
+	return app.Run(ctx, app.Options{URL: srv.url + "&surface=desktop", Logf: s.logger.Printf, Attention: windowAttention(watcher)})
+}
+
+// windowAttention feeds the window's title and notifications from w: the
+// pending approvals and questions. app declares its own Attention so that it
+// imports nothing of the backend; this only copies one into the other.
+func windowAttention(w *attention.Watcher) func(context.Context, func(app.Attention)) {
+	return func(ctx context.Context, show func(app.Attention)) {
+		w.Run(ctx, func(a attention.Attention) {
+			v := app.Attention{Pending: a.Pending}
+			if a.Notify != nil {
+				v.Notice = &app.Notice{Title: a.Notify.Title, Body: a.Notify.Body}
+			}
+			show(v)
+		})
+	}
 }
 
 func runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -116,9 +117,10 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// supervise sends the window to the UI once Wails has started, then closes the window when
-// ctx is cancelled. It returns when the main loop has exited, or when Run returns without
-// Wails having started.
+// supervise sends the window to the UI once Wails has started, keeps its title and
+// notifications up to date (see attendWindow), then closes the window when ctx is cancelled.
+// It returns when the main loop has exited and the attention feed has ended, or when Run
+// returns without Wails having started.
 func supervise(ctx context.Context, opts Options, started <-chan context.Context, exited, returned <-chan struct{}) {
 	var wctx context.Context
 	select {
@@ -126,6 +128,10 @@ func supervise(ctx context.Context, opts Options, started <-chan context.Context
 	case <-returned: // start-up failed
 		return
 	}
+
+	actx, stopAttention := context.WithCancel(ctx)
+	attending := attendWindow(actx, opts, wctx)
+	defer func() { stopAttention(); <-attending }()
 
 	if nativeNavigation {
 		if err := loadURI(opts.URL, exited); err != nil {
@@ -156,6 +162,30 @@ func supervise(ctx context.Context, opts Options, started <-chan context.Context
 		case <-tick.C:
 		}
 	}
+}
+
+// attendWindow runs opts.Attention, if set, on a goroutine of its own until ctx ends: each
+// report sets the window title and raises its notice. The returned channel is closed when
+// the goroutine has ended. WindowSetTitle may be called from any goroutine: Wails hands the
+// change to the GTK main loop (and drops it once the loop has ended).
+func attendWindow(ctx context.Context, opts Options, wctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	if opts.Attention == nil {
+		close(done)
+		return done
+	}
+	n := newNotifier(exec.LookPath)
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				opts.Logf("desktop: panic in the attention feed: %v; the window title stops counting", p)
+			}
+		}()
+		setTitle := func(title string) { wailsruntime.WindowSetTitle(wctx, title) }
+		attend(ctx, opts.Attention, opts.Title, setTitle, n, opts.Logf)
+	}()
+	return done
 }
 
 // logAdapter passes Wails' log lines to Options.Logf. Wails only calls the levels at or above

@@ -13,6 +13,13 @@
 // app_desktop.go); without them Available reports false and Run returns ErrNotBuilt, and the
 // binary needs neither GTK nor WebKit.
 //
+// What a window does better than a browser tab: with Options.Attention, the window title counts
+// the approvals and questions waiting on the person ("(2) Steward — 2 waiting"), and a new one
+// raises a desktop notification through org.freedesktop.Notifications (by running gdbus, or
+// notify-send; see notify.go). A machine without either, or without a notification service,
+// still gets the title; the shell says once in the log that notifications are off.
+//
 // Run starts one goroutine, which navigates the window and closes it when the caller's context
-// ends; it has ended by the time Run returns.
+// ends, and with Options.Attention a second one, which runs the attention feed until the window
+// closes; both have ended by the time Run returns.
 package app

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -25,6 +26,13 @@ type Options struct {
 	Width, Height int
 	// Logf receives Wails' warnings and errors and the shell's own notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Attention, when set, reports what waits on a person, calling show at first and on
+	// every change until ctx ends. Run calls it once the window is up, on a goroutine of its
+	// own, with a ctx that ends when the window closes, and waits for it to return. Each
+	// report sets the window title to "(N) Title — N waiting" (Title alone for none) and
+	// raises its Notice as a desktop notification. show must be called from that one
+	// goroutine; it returns once the report is shown.
+	Attention func(ctx context.Context, show func(Attention))
 }
 
 // withDefaults returns o with the zero fields filled in, or an error if URL is unusable.

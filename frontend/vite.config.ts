@@ -31,6 +31,19 @@ export default defineConfig({
     outDir: "dist",
     // The UI is served from the loopback server only: no CDN, no preload polyfill fetches.
     modulePreload: { polyfill: false },
+    // Libraries in chunks of their own: each stays under the size warning,
+    // and a change to the app does not change (or re-download) them.
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: "react", test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/, priority: 20 },
+            { name: "graph", test: /node_modules[\\/](@xyflow|@dagrejs|d3-[a-z-]+|classcat)[\\/]/, priority: 15 },
+            { name: "vendor", test: /node_modules[\\/]/, priority: 10 },
+          ],
+        },
+      },
+    },
   },
   test: {
     environment: "jsdom",

@@ -65,6 +65,11 @@ type Agent struct {
 	MaxTokens   int64   `json:"max_tokens,omitempty"`    // input + output tokens of the run
 	MaxCostUSD  float64 `json:"max_cost_usd,omitempty"`  // from the price table
 	MaxWallTime string  `json:"max_wall_time,omitempty"` // a Go duration: "30m", "2h"
+	// ApprovalTimeout (a Go duration; empty waits for ever) is how long an
+	// approval or question waits for a person before ApprovalDefault (deny
+	// when empty, or approve) is taken for them.
+	ApprovalTimeout string `json:"approval_timeout,omitempty"`
+	ApprovalDefault string `json:"approval_default,omitempty"`
 	// BreakBefore lists tools whose calls pause the run first, like a
 	// debugger's breakpoints.
 	BreakBefore []string `json:"break_before,omitempty"`
@@ -124,6 +129,19 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 			return bad("max_wall_time %q must be a positive duration such as 30m or 2h", a.MaxWallTime)
 		}
 	}
+	if a.ApprovalTimeout != "" {
+		if d, err := time.ParseDuration(a.ApprovalTimeout); err != nil || d < time.Second {
+			return bad("approval_timeout %q must be a duration of at least 1s, such as 90s or 10m", a.ApprovalTimeout)
+		}
+	}
+	switch a.ApprovalDefault {
+	case "", "deny", "approve":
+	default:
+		return bad("approval_default %q is not one of deny, approve", a.ApprovalDefault)
+	}
+	if a.ApprovalDefault != "" && a.ApprovalTimeout == "" {
+		return bad("approval_default needs approval_timeout: without a timeout nothing is decided by default")
+	}
 	if len(a.SystemPrompt) > maxPromptBytes {
 		return bad("system_prompt is %d bytes, more than %d", len(a.SystemPrompt), maxPromptBytes)
 	}
@@ -157,7 +175,7 @@ func Default() Agent {
 		SystemPrompt: "You are Steward's workspace assistant. You work inside the user's workspace folder through tools. " +
 			"Paths are relative to the workspace. Read before you change things, explain what you do in a sentence, " +
 			"and stop when the task is done.",
-		Tools:    []string{"list_dir", "read_file", "write_file"},
+		Tools:    []string{"list_dir", "read_file", "write_file", "ask_user", "update_plan"},
 		Mode:     ModeAsk,
 		MaxSteps: DefaultMaxSteps,
 		Script:   "demo",

@@ -10,7 +10,9 @@ import (
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	known := func(n string) bool { return n == "read_file" || n == "write_file" || n == "list_dir" }
+	known := func(n string) bool {
+		return n == "read_file" || n == "write_file" || n == "list_dir" || n == "ask_user" || n == "update_plan"
+	}
 	tests := []struct {
 		name   string
 		change func(a *Agent)

@@ -82,6 +82,11 @@ func TestSessionCookie(t *testing.T) {
 		t.Errorf("GET / = %d, want 200", r.status)
 	}
 
+	// Parameters other than the token survive the redirect.
+	if r := e.do("GET", "/?token="+token+"&surface=desktop", nil, noAuth); r.status != http.StatusSeeOther || r.header.Get("Location") != "/?surface=desktop" {
+		t.Errorf("GET /?token=RIGHT&surface=desktop = %d Location %q", r.status, r.header.Get("Location"))
+	}
+
 	r = e.do("GET", "/?token=wrong-token-0123456789", nil, noAuth)
 	if r.status != http.StatusUnauthorized {
 		t.Errorf("GET /?token=WRONG = %d, want 401", r.status)

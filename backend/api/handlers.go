@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"steward/backend/agent"
-	"steward/backend/inbox"
 	"steward/backend/run"
 	"steward/backend/store"
 )
@@ -71,7 +70,8 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/api/v1/runs/{id}/nodes/{node}", summary: "One node of the graph with its events and, for a model call, its input", auth: true, handler: h(s.node), response: NodeDetail{}},
 		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
 		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
-		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
+		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval or a question; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
+		{method: "POST", path: "/api/v1/interactions/answers", summary: "Answer several interactions together (a turn's parallel calls); each succeeds or fails on its own", auth: true, handler: h(s.answerMany), request: Answers{}, response: answersBody{}},
 		{method: "GET", path: "/api/v1/grants", summary: "Saved grants (approve always, deny always), newest first", auth: true, handler: h(s.listGrants), response: grantsBody{}},
 		{method: "DELETE", path: "/api/v1/grants/{id}", summary: "Revoke a grant", auth: true, handler: h(s.deleteGrant), status: 204},
 		{method: "GET", path: "/api/v1/fs/dirs", summary: "The subfolders of a folder on this machine, for choosing a workspace (path: absolute or ~; empty for home)", auth: true, handler: h(s.listDirs), response: DirList{}},
@@ -315,51 +315,6 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil
-}
-
-var interactionStatuses = map[string]bool{"pending": true, "answered": true, "cancelled": true, "expired": true}
-
-func (s *Server) listInteractions(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := store.InteractionFilter{Status: q.Get("status"), RunID: q.Get("run_id")}
-	if f.Status != "" && !interactionStatuses[f.Status] {
-		return errorf(http.StatusBadRequest, CodeInvalid, "status "+strconv.Quote(f.Status)+" is not one of pending, answered, cancelled, expired")
-	}
-	list, err := s.cfg.Store.ListInteractions(r.Context(), f)
-	if err != nil {
-		return err
-	}
-	out := interactionsBody{Interactions: make([]Interaction, len(list))}
-	for i, it := range list {
-		out.Interactions[i] = wireInteraction(it)
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
-	var a Answer
-	if err := decode(w, r, &a); err != nil {
-		return err
-	}
-	it, err := s.answerInteraction(r.Context(), r.PathValue("id"), a, "api")
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, wireInteraction(it))
-	return nil
-}
-
-var sources = map[string]bool{"web": true, "desktop": true, "cli": true, "api": true}
-
-func (s *Server) answerInteraction(ctx context.Context, id string, a Answer, defaultSource string) (store.Interaction, error) {
-	if a.Source == "" {
-		a.Source = defaultSource
-	}
-	if !sources[a.Source] {
-		return store.Interaction{}, errorf(http.StatusBadRequest, CodeInvalid, "source "+strconv.Quote(a.Source)+" is not one of web, desktop, cli, api")
-	}
-	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: a.Decision, Feedback: a.Feedback, Source: a.Source, Scope: a.Scope, AnyArgument: a.AnyArgument})
 }
 
 func (s *Server) tools(w http.ResponseWriter, r *http.Request) error {

@@ -195,7 +195,7 @@ func TestAgentsCRUD(t *testing.T) {
 		names = append(names, s.Name+":"+string(s.Risk))
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"list_dir:read", "read_file:read", "write_file:write"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"ask_user:read", "list_dir:read", "read_file:read", "update_plan:read", "write_file:write"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -235,7 +235,7 @@ func TestDemoRunApproved(t *testing.T) {
 	var answered api.Interaction
 	e.call("POST", "/api/v1/interactions/"+it.ID+"/answer", api.Answer{Decision: "approve"}, http.StatusOK, &answered)
 	if answered.Status != "answered" || answered.AnsweredAt == nil ||
-		answered.Answer == nil || *answered.Answer != (api.AnswerGiven{Decision: "approve", Source: "api"}) {
+		answered.Answer == nil || !cmp.Equal(*answered.Answer, api.AnswerGiven{Decision: "approve", Source: "api"}) {
 		t.Errorf("answered interaction %+v", answered)
 	}
 	msg := wantError(t, e.do("POST", "/api/v1/interactions/"+it.ID+"/answer", api.Answer{Decision: "deny"}), http.StatusConflict, "conflict")
@@ -387,7 +387,7 @@ func TestDemoRunDeniedWithFeedback(t *testing.T) {
 
 	var answered api.Interaction
 	e.call("POST", "/api/v1/interactions/"+it.ID+"/answer", api.Answer{Decision: "deny", Feedback: feedback, Source: "cli"}, http.StatusOK, &answered)
-	if answered.Answer == nil || *answered.Answer != (api.AnswerGiven{Decision: "deny", Feedback: feedback, Source: "cli"}) {
+	if answered.Answer == nil || !cmp.Equal(*answered.Answer, api.AnswerGiven{Decision: "deny", Feedback: feedback, Source: "cli"}) {
 		t.Errorf("answer %+v", answered.Answer)
 	}
 	final := e.waitStatus(r.ID, "completed")

@@ -29,6 +29,7 @@ import (
 	"steward/backend/store"
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
+	"steward/backend/tools/interact"
 )
 
 // Every test ends its servers, runs, stores and clients, so nothing may be
@@ -74,12 +75,12 @@ func newEnv(t *testing.T) *env {
 		}
 	})
 	tools := tool.NewRegistry()
-	for _, tl := range fstools.Tools() {
+	for _, tl := range append(fstools.Tools(), interact.Tools()...) {
 		if err := tools.Register(tl); err != nil {
 			t.Fatal(err)
 		}
 	}
-	in := inbox.New(st, func() string { return newID("ia") })
+	in := inbox.New(st, tools, func() string { return newID("ia") })
 	models := config.NewModels(config.Config{Home: t.TempDir(), Discover: false})
 	models.ChunkDelay = 0
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: t.Logf, Grants: st})

@@ -23,7 +23,15 @@ func (s *Server) ui() http.Handler {
 				return
 			}
 			s.setSession(w)
-			http.Redirect(w, r, "/", http.StatusSeeOther)
+			// Other parameters stay (the desktop window adds surface=desktop,
+			// so its answers say where they came from).
+			q := r.URL.Query()
+			q.Del("token")
+			to := "/"
+			if len(q) > 0 {
+				to += "?" + q.Encode()
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		if s.cfg.UI == nil {

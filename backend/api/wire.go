@@ -129,7 +129,7 @@ type Interaction struct {
 	ID         string          `json:"id"`
 	RunID      string          `json:"run_id"`
 	NodeID     string          `json:"node_id"`
-	Kind       string          `json:"kind"`
+	Kind       string          `json:"kind"` // approval or question
 	Status     string          `json:"status"`
 	Tool       string          `json:"tool"`
 	Arguments  json.RawMessage `json:"arguments"`
@@ -137,36 +137,94 @@ type Interaction struct {
 	Reason     string          `json:"reason"`
 	CreatedAt  int64           `json:"created_at"`
 	AnsweredAt *int64          `json:"answered_at,omitempty"`
-	Answer     *AnswerGiven    `json:"answer,omitempty"`
+	// Group is the model node whose turn asked for the call; GroupSize
+	// approvals were opened together for it (more than one: parallel calls).
+	Group     string `json:"group,omitempty"`
+	GroupSize int    `json:"group_size,omitempty"`
+	// ExpiresAt (unix ms) is when DefaultDecision is taken for a person who
+	// did not answer.
+	ExpiresAt       int64           `json:"expires_at,omitempty"`
+	DefaultDecision string          `json:"default_decision,omitempty"`
+	Question        *event.Question `json:"question,omitempty"`
+	Answer          *AnswerGiven    `json:"answer,omitempty"`
 }
 
 // AnswerGiven is the recorded answer of an interaction.
 type AnswerGiven struct {
-	Decision string `json:"decision"`
-	Feedback string `json:"feedback,omitempty"`
-	Source   string `json:"source"`
+	Decision  string          `json:"decision"`
+	Feedback  string          `json:"feedback,omitempty"`
+	Source    string          `json:"source"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Choices   []string        `json:"choices,omitempty"`
 }
 
 func wireInteraction(i store.Interaction) Interaction {
 	out := Interaction{ID: i.ID, RunID: i.RunID, NodeID: i.NodeID, Kind: i.Kind, Status: i.Status, Tool: i.Tool,
-		Arguments: json.RawMessage(i.Arguments), Risk: i.Risk, Reason: i.Reason, CreatedAt: i.CreatedAt, AnsweredAt: i.AnsweredAt}
+		Arguments: json.RawMessage(i.Arguments), Risk: i.Risk, Reason: i.Reason, CreatedAt: i.CreatedAt, AnsweredAt: i.AnsweredAt,
+		Group: i.Group, GroupSize: i.GroupSize, ExpiresAt: i.ExpiresAt, DefaultDecision: i.DefaultDecision}
 	if !json.Valid(out.Arguments) {
 		out.Arguments = json.RawMessage("{}")
 	}
+	if i.Question != "" {
+		var q event.Question
+		if json.Unmarshal([]byte(i.Question), &q) == nil {
+			out.Question = &q
+		}
+	}
 	if i.Decision != "" {
 		out.Answer = &AnswerGiven{Decision: i.Decision, Feedback: i.Feedback, Source: i.Source}
+		var d store.AnswerDetail
+		if i.Answer != "" && json.Unmarshal([]byte(i.Answer), &d) == nil {
+			out.Answer.Arguments, out.Answer.Text, out.Answer.Choices = d.Arguments, d.Text, d.Choices
+		}
 	}
 	return out
 }
 
-// Answer answers an interaction. Scope also saves it as a grant: approve
-// always, or deny always, in the run, for the run's agent, or everywhere.
+// Answer answers an interaction: approve or deny an approval (scope also
+// saves it as a grant: approve always, or deny always, in the run, for the
+// run's agent, or everywhere; arguments approve an edit of the call), or
+// answer a question (text, choices) or decline it (deny).
 type Answer struct {
-	Decision    string `json:"decision"`
-	Feedback    string `json:"feedback,omitempty"`
-	Source      string `json:"source,omitempty"`
-	Scope       string `json:"scope,omitempty"`
-	AnyArgument bool   `json:"any_argument,omitempty"`
+	Decision    string          `json:"decision"`
+	Feedback    string          `json:"feedback,omitempty"`
+	Source      string          `json:"source,omitempty"`
+	Scope       string          `json:"scope,omitempty"`
+	AnyArgument bool            `json:"any_argument,omitempty"`
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	Text        string          `json:"text,omitempty"`
+	Choices     []string        `json:"choices,omitempty"`
+}
+
+// AnswerOf is one answer of a batch: an Answer and the interaction's id.
+type AnswerOf struct {
+	ID string `json:"id"`
+	Answer
+}
+
+// Answers decides several interactions together, such as the approvals of
+// a turn's parallel calls.
+type Answers struct {
+	Answers []AnswerOf `json:"answers"`
+}
+
+// AnswerResult is the outcome of one answer of a batch: the interaction as
+// answered, or the error that refused the answer.
+type AnswerResult struct {
+	ID          string       `json:"id"`
+	Interaction *Interaction `json:"interaction,omitempty"`
+	Error       *ErrorInfo   `json:"error,omitempty"`
+}
+
+// ErrorInfo is an error as the API reports it.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type answersBody struct {
+	Results []AnswerResult `json:"results"`
 }
 
 // GraphNode is a node of the execution graph.

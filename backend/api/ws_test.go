@@ -125,7 +125,7 @@ func TestWSLiveRunAnsweredOverTheSocket(t *testing.T) {
 	if err := json.Unmarshal(f.acks["a1"], &it); err != nil {
 		t.Fatalf("ack a1: %v", err)
 	}
-	if it.ID != interaction || it.Status != "answered" || it.Answer == nil || *it.Answer != (api.AnswerGiven{Decision: "approve", Source: "web"}) {
+	if it.ID != interaction || it.Status != "answered" || it.Answer == nil || !cmp.Equal(*it.Answer, api.AnswerGiven{Decision: "approve", Source: "web"}) {
 		t.Errorf("ack a1 = %+v", it)
 	}
 	final := e.getRun(r.ID)

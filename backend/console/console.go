@@ -1,7 +1,8 @@
 // Package console is the terminal surface of `steward run`: it prints a
 // run's transcript as its events commit, asks the run's approvals on the
 // terminal (y approves; n denies, with an optional reason that the model
-// receives), and when the run pauses offers continue, step, a steer message,
+// receives; e edits the arguments, then approves), asks the agent's
+// questions, and when the run pauses offers continue, step, a steer message,
 // retry or skip of an interrupted call, or cancel. An approval answered on
 // another surface first is reported as such; a closed stdin denies approvals
 // and cancels a paused run, so a script never hangs on a prompt.
@@ -18,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"steward/backend/event"
@@ -139,15 +141,24 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 			case event.ApprovalRequested:
 				var d event.ApprovalRequestedData
 				_ = ev.Decode(&d)
-				prompts <- func() { c.ask(ctx, d) } // never block the feed on a person
+				if d.Kind == event.InteractionQuestion {
+					prompts <- func() { c.question(ctx, d) }
+				} else {
+					prompts <- func() { c.ask(ctx, d) } // never block the feed on a person
+				}
 			case event.ApprovalDecided:
 				var d event.ApprovalDecidedData
 				_ = ev.Decode(&d)
 				line := d.Decision + "d"
-				if d.Decision == "approve" {
+				switch {
+				case d.Decision == event.DecisionApprove && len(d.Arguments) > 0:
+					line = "approved with edited arguments " + compact(d.Arguments, 200)
+				case d.Decision == event.DecisionApprove:
 					line = "approved"
-				} else if d.Decision == "deny" {
+				case d.Decision == event.DecisionDeny:
 					line = "denied"
+				case d.Decision == event.DecisionAnswer:
+					line = "answered: " + strings.Join(append(slices.Clone(d.Choices), d.Text), " ")
 				}
 				if d.Feedback != "" {
 					line += ": " + d.Feedback
@@ -191,7 +202,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 
 // ask prompts for one approval on the terminal.
 func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
-	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n, a = always in this run] ", c.paint("33;1", "approve?"), d.Tool, compact(d.Arguments, 400), d.Reason)
+	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n, a = always in this run, e = edit] ", c.paint("33;1", "approve?"), d.Tool, compact(d.Arguments, 400), d.Reason)
 	ans, ok := c.line(ctx)
 	if ctx.Err() != nil {
 		return // the run ended meanwhile
@@ -205,6 +216,12 @@ func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
 		dec.Decision = "approve"
 	case ans == "a" || ans == "always":
 		dec.Decision, dec.Scope = "approve", "run" // the same call again in this run runs without asking
+	case ans == "e" || ans == "edit":
+		args, ok := c.edit(ctx, d)
+		if !ok {
+			return
+		}
+		dec.Decision, dec.Arguments = "approve", args
 	default:
 		dec.Decision = "deny"
 		fmt.Fprint(c.Out, "  reason for the model (optional): ")
@@ -213,6 +230,11 @@ func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
 	if _, err := c.Inbox.Answer(context.WithoutCancel(ctx), d.InteractionID, dec); err != nil {
 		if errors.Is(err, inbox.ErrAnswered) {
 			fmt.Fprintln(c.Out, "  (already answered on another surface)")
+			return
+		}
+		if errors.Is(err, inbox.ErrInvalid) && len(dec.Arguments) > 0 {
+			fmt.Fprintf(c.Out, "  %s\n", strings.TrimPrefix(err.Error(), inbox.ErrInvalid.Error()+": "))
+			c.ask(ctx, d) // the approval is still open: ask again
 			return
 		}
 		fmt.Fprintf(c.Out, "  could not record the answer: %v\n", err)

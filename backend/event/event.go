@@ -40,6 +40,7 @@ const (
 	LLMAttempt        Type = "llm.attempt"        // LLMAttemptData
 	RunForked         Type = "run.forked"         // RunForkedData
 	RunLimits         Type = "run.limits"         // RunLimitsData
+	RunPlan           Type = "run.plan"           // RunPlanData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics

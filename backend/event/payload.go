@@ -131,6 +131,9 @@ type NodeStartedData struct {
 	Risk      string          `json:"risk,omitempty"`
 	// RetryOf is the interrupted node a retried tool call replaces.
 	RetryOf string `json:"retry_of,omitempty"`
+	// AnswerTo is the ask_user tool node a user node answers. The model
+	// reads the answer as that call's result, not as a new message.
+	AnswerTo string `json:"answer_to,omitempty"`
 }
 
 // ToolExecutingData marks the moment a tool call starts its side effect. It
@@ -207,13 +210,67 @@ type PolicyDecidedData struct {
 	Reason string `json:"reason"`
 }
 
-// ApprovalRequestedData opens an approval in the inbox; NodeID is the tool node.
+// Interaction kinds.
+const (
+	InteractionApproval = "approval"
+	InteractionQuestion = "question"
+)
+
+// Decisions on an interaction. An approval is approved or denied; a
+// question is answered.
+const (
+	DecisionApprove = "approve"
+	DecisionDeny    = "deny"
+	DecisionAnswer  = "answer"
+)
+
+// ApprovalRequestedData opens an interaction in the inbox (an approval, or
+// the question of an ask_user call); NodeID is the tool node.
 type ApprovalRequestedData struct {
 	InteractionID string          `json:"interaction_id"`
+	Kind          string          `json:"kind,omitempty"` // approval when empty
 	Tool          string          `json:"tool"`
 	Arguments     json.RawMessage `json:"arguments"`
 	Risk          string          `json:"risk"`
 	Reason        string          `json:"reason"`
+	// Group is the model node whose turn asked for the call; approvals
+	// opened together for parallel calls share it, and GroupSize says how
+	// many there are, so a surface can offer to decide them together.
+	Group     string `json:"group,omitempty"`
+	GroupSize int    `json:"group_size,omitempty"`
+	// ExpiresAt (unix ms) is when DefaultDecision is taken for a person
+	// who did not answer; zero means the interaction waits for ever.
+	ExpiresAt       int64  `json:"expires_at,omitempty"`
+	DefaultDecision string `json:"default_decision,omitempty"`
+	// Question is what an ask_user call asks.
+	Question *Question `json:"question,omitempty"`
+}
+
+// Question is what an agent asks a person: free text, or options with one
+// or several choices, and perhaps an answer of their own ("other").
+type Question struct {
+	Text       string   `json:"text"`
+	Options    []Option `json:"options,omitempty"`
+	Multiple   bool     `json:"multiple,omitempty"`
+	AllowOther bool     `json:"allow_other,omitempty"`
+}
+
+// Option is one choice of a question.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// PlanStep is one step of a run's plan.
+type PlanStep struct {
+	Title  string `json:"title"`
+	Status string `json:"status"` // pending, in_progress, done
+}
+
+// RunPlanData is the run's plan as an update_plan call left it; the latest
+// one is the plan. NodeID is that call's node.
+type RunPlanData struct {
+	Steps []PlanStep `json:"steps"`
 }
 
 // ApprovalDecidedData closes an approval.
@@ -227,4 +284,11 @@ type ApprovalDecidedData struct {
 	// always", "deny always"): its scope (run, agent, everywhere) and id.
 	Scope   string `json:"scope,omitempty"`
 	GrantID string `json:"grant_id,omitempty"`
+	// Arguments are the person's edit of the call's arguments (edit, then
+	// approve): what runs instead of what the model asked for.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Text and Choices are a question's answer: free text (or the "other"
+	// answer) and the labels of the options chosen.
+	Text    string   `json:"text,omitempty"`
+	Choices []string `json:"choices,omitempty"`
 }

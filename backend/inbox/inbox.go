@@ -18,7 +18,12 @@ import (
 	"steward/backend/event"
 	"steward/backend/policy"
 	"steward/backend/store"
+	"steward/backend/tool"
 )
+
+// SourceTimeout is the source of a default decision taken because nobody
+// answered in time.
+const SourceTimeout = "timeout"
 
 // Errors of Answer.
 var (
@@ -36,21 +41,31 @@ type Store interface {
 	DeleteGrant(ctx context.Context, id string) error
 }
 
+// Tools validates edited arguments against the tool's schema: the
+// registry's Validate, which answers a model-visible result when they are
+// wrong.
+type Tools interface {
+	Validate(name string, args json.RawMessage) (tool.Result, bool)
+}
+
 // Inbox opens approvals and takes answers.
 type Inbox struct {
 	store   Store
+	tools   Tools
+	now     func() time.Time
 	newID   func() string
 	poll    time.Duration
 	mu      sync.Mutex
 	waiters map[string]chan Decision
 }
 
-// New returns an inbox over st. newID makes interaction ids.
-func New(st Store, newID func() string) *Inbox {
-	return &Inbox{store: st, newID: newID, poll: 500 * time.Millisecond, waiters: map[string]chan Decision{}}
+// New returns an inbox over st. tools validates edited arguments (nil
+// checks only that they are a JSON object); newID makes interaction ids.
+func New(st Store, tools Tools, newID func() string) *Inbox {
+	return &Inbox{store: st, tools: tools, now: time.Now, newID: newID, poll: 500 * time.Millisecond, waiters: map[string]chan Decision{}}
 }
 
-// Request opens an approval for a tool node.
+// Request opens an approval, or a question, for a tool node.
 type Request struct {
 	RunID     string
 	NodeID    string
@@ -58,13 +73,28 @@ type Request struct {
 	Arguments json.RawMessage
 	Risk      string
 	Reason    string
+	// Group and GroupSize tie the approvals of one model turn together.
+	Group     string
+	GroupSize int
+	// Timeout, when set, answers DefaultDecision (deny when empty) for a
+	// person who did not answer in time.
+	Timeout         time.Duration
+	DefaultDecision string
+	// Question makes the interaction a question (an ask_user call).
+	Question *event.Question
 }
 
-// Decision is a person's answer to an approval.
+// Decision is a person's answer to an approval or a question.
 type Decision struct {
-	Decision string // approve or deny
+	Decision string // approve or deny; answer for a question
 	Feedback string
 	Source   string
+	// Arguments, on an approval, are the person's edit of the call's
+	// arguments: what runs instead.
+	Arguments json.RawMessage
+	// Text and Choices answer a question.
+	Text    string
+	Choices []string
 	// Scope, when set, also saves the answer as a grant ("approve always",
 	// "deny always") holding in the run, for the run's agent, or everywhere
 	// (store.ScopeRun, ScopeAgent, ScopeEverywhere). The grant matches the
@@ -80,13 +110,24 @@ var Scopes = []string{store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere}
 // Open records the approval request and returns its id; Wait then blocks
 // until it is answered.
 func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
+	d := event.ApprovalRequestedData{Tool: r.Tool, Arguments: r.Arguments, Risk: r.Risk, Reason: r.Reason,
+		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question}
+	if r.Question != nil {
+		d.Kind = event.InteractionQuestion
+	}
+	if r.Timeout > 0 {
+		d.ExpiresAt = in.now().Add(r.Timeout).UnixMilli()
+		d.DefaultDecision = r.DefaultDecision
+		if d.DefaultDecision == "" {
+			d.DefaultDecision = event.DecisionDeny
+		}
+	}
 	id := in.newID()
+	d.InteractionID = id
 	in.mu.Lock()
 	in.waiters[id] = make(chan Decision, 1)
 	in.mu.Unlock()
-	_, err := in.store.Append(ctx, event.New(r.RunID, event.ApprovalRequested, r.NodeID, event.ApprovalRequestedData{
-		InteractionID: id, Tool: r.Tool, Arguments: r.Arguments, Risk: r.Risk, Reason: r.Reason,
-	}))
+	_, err := in.store.Append(ctx, event.New(r.RunID, event.ApprovalRequested, r.NodeID, d))
 	if err != nil {
 		in.forget(id)
 		return "", fmt.Errorf("open approval: %w", err)
@@ -94,7 +135,9 @@ func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	return id, nil
 }
 
-// Wait blocks until the interaction is answered or ctx ends.
+// Wait blocks until the interaction is answered or ctx ends. An
+// interaction that expires meanwhile is answered with its default decision
+// (source "timeout"), unless a person was first.
 func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 	in.mu.Lock()
 	ch, ok := in.waiters[id]
@@ -106,6 +149,21 @@ func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 	}
 	in.mu.Unlock()
 	defer in.forget(id)
+	var expire <-chan time.Time
+	it, err := in.store.GetInteraction(ctx, id)
+	switch {
+	case err == nil && it.Status == "answered":
+		select {
+		case d := <-ch: // answered here: the decision as given
+			return d, nil
+		default: // answered elsewhere, or before a restart
+			return decisionOf(it), nil
+		}
+	case err == nil && it.ExpiresAt > 0:
+		timer := time.NewTimer(time.Until(time.UnixMilli(it.ExpiresAt)))
+		defer timer.Stop()
+		expire = timer.C
+	}
 	t := time.NewTicker(in.poll)
 	defer t.Stop()
 	for {
@@ -114,6 +172,13 @@ func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 			return d, nil
 		case <-ctx.Done():
 			return Decision{}, ctx.Err()
+		case <-expire:
+			expire = nil
+			if d, err := in.expire(ctx, id); err == nil {
+				return d, nil
+			}
+			// Answered first by a person (here, or in another process):
+			// that answer arrives on ch or at the next tick.
 		case <-t.C:
 			// Another process (the CLI beside a server) may have answered.
 			it, err := in.store.GetInteraction(ctx, id)
@@ -121,10 +186,51 @@ func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 				continue // transient: the next tick tries again
 			}
 			if it.Status == "answered" {
-				return Decision{Decision: it.Decision, Feedback: it.Feedback, Source: it.Source}, nil
+				return decisionOf(it), nil
 			}
 		}
 	}
+}
+
+// Answered reports whether the interaction has its answer already.
+func (in *Inbox) Answered(ctx context.Context, id string) (bool, error) {
+	it, err := in.store.GetInteraction(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return it.Status == "answered", nil
+}
+
+// expire answers the interaction with its default decision.
+func (in *Inbox) expire(ctx context.Context, id string) (Decision, error) {
+	it, err := in.store.GetInteraction(ctx, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	d := Decision{Decision: it.DefaultDecision, Source: SourceTimeout}
+	after := time.Duration(it.ExpiresAt-it.CreatedAt) * time.Millisecond
+	if d.Decision == event.DecisionDeny {
+		d.Feedback = fmt.Sprintf("nobody answered within %s, so it was denied by default", after)
+		if it.Kind == event.InteractionQuestion {
+			d.Feedback = fmt.Sprintf("nobody answered within %s; go on with your best judgement", after)
+		}
+	}
+	if _, err := in.Answer(ctx, id, d); err != nil {
+		return Decision{}, err
+	}
+	return d, nil
+}
+
+// decisionOf reads the answer recorded on it.
+func decisionOf(it store.Interaction) Decision {
+	d := Decision{Decision: it.Decision, Feedback: it.Feedback, Source: it.Source}
+	if it.Answer != "" {
+		var a store.AnswerDetail
+		if json.Unmarshal([]byte(it.Answer), &a) == nil {
+			d.Arguments, d.Text, d.Choices = a.Arguments, a.Text, a.Choices
+		}
+	}
+	return d
 }
 
 func (in *Inbox) forget(id string) {
@@ -137,12 +243,12 @@ func (in *Inbox) forget(id string) {
 // returns ErrAnswered, an unknown id ErrNotFound, a bad decision ErrInvalid.
 func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Interaction, error) {
 	switch d.Decision {
-	case "approve", "deny":
+	case event.DecisionApprove, event.DecisionDeny, event.DecisionAnswer:
 	default:
-		return store.Interaction{}, fmt.Errorf("%w: decision %q must be approve or deny", ErrInvalid, d.Decision)
+		return store.Interaction{}, fmt.Errorf("%w: decision %q must be approve or deny (answer for a question)", ErrInvalid, d.Decision)
 	}
-	if d.Decision == "approve" && strings.TrimSpace(d.Feedback) != "" {
-		return store.Interaction{}, fmt.Errorf("%w: feedback goes with deny, not approve", ErrInvalid)
+	if d.Decision != event.DecisionDeny && strings.TrimSpace(d.Feedback) != "" {
+		return store.Interaction{}, fmt.Errorf("%w: feedback goes with deny, not %s", ErrInvalid, d.Decision)
 	}
 	switch d.Scope {
 	case "", store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere:
@@ -165,6 +271,13 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	if it.Status != "pending" {
 		return it, fmt.Errorf("interaction %s is %s: %w", id, it.Status, ErrAnswered)
 	}
+	if it.Kind == event.InteractionQuestion {
+		if err := checkAnswer(it, &d); err != nil {
+			return it, err
+		}
+	} else if err := in.checkApproval(it, &d); err != nil {
+		return it, err
+	}
 	grantID := ""
 	if d.Scope != "" {
 		// The grant is saved first and revoked if the answer is not
@@ -177,6 +290,7 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	}
 	_, err = in.store.Append(context.WithoutCancel(ctx), event.New(it.RunID, event.ApprovalDecided, it.NodeID, event.ApprovalDecidedData{
 		InteractionID: id, Decision: d.Decision, Feedback: d.Feedback, Source: d.Source, Scope: d.Scope, GrantID: grantID,
+		Arguments: d.Arguments, Text: d.Text, Choices: d.Choices,
 	}))
 	if err != nil && grantID != "" {
 		if derr := in.store.DeleteGrant(context.WithoutCancel(ctx), grantID); derr != nil && !errors.Is(derr, store.ErrNotFound) {
@@ -209,7 +323,11 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 		g.Effect = string(policy.Deny)
 	}
 	if !d.AnyArgument {
-		g.Match = policy.ExactMatch(it.Tool, json.RawMessage(it.Arguments), r.Workspace)
+		args := json.RawMessage(it.Arguments)
+		if len(d.Arguments) > 0 {
+			args = d.Arguments // the grant is for what the person approved
+		}
+		g.Match = policy.ExactMatch(it.Tool, args, r.Workspace)
 	}
 	switch d.Scope {
 	case store.ScopeRun:

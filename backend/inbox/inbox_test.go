@@ -16,6 +16,8 @@ import (
 
 	"steward/backend/event"
 	"steward/backend/store"
+	"steward/backend/tool"
+	fstools "steward/backend/tools/fs"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -52,7 +54,13 @@ func setup(t *testing.T) (*Inbox, *store.Store, string) {
 
 func newInbox(st Store) *Inbox {
 	var n atomic.Int64
-	return New(st, func() string { return fmt.Sprintf("ia_%d", n.Add(1)) })
+	reg := tool.NewRegistry()
+	for _, tl := range fstools.Tools() {
+		if err := reg.Register(tl); err != nil {
+			panic(err)
+		}
+	}
+	return New(st, reg, func() string { return fmt.Sprintf("ia_%d", n.Add(1)) })
 }
 
 func open(t *testing.T, in *Inbox) string {
@@ -131,7 +139,7 @@ func TestWaitWokenByAnswerHere(t *testing.T) {
 		t.Errorf("Answer returned %+v", got)
 	}
 	r := receive(t, c, 2*time.Second)
-	if r.err != nil || r.d != (Decision{Decision: "deny", Feedback: "not that file", Source: "web"}) {
+	if r.err != nil || !cmp.Equal(r.d, Decision{Decision: "deny", Feedback: "not that file", Source: "web"}) {
 		t.Errorf("Wait = %+v, %v", r.d, r.err)
 	}
 	// The decision is an event of the run: the audit log.
@@ -144,7 +152,7 @@ func TestWaitWokenByAnswerHere(t *testing.T) {
 	if err := last.Decode(&d); err != nil || last.Type != event.ApprovalDecided || last.NodeID != "n4" {
 		t.Fatalf("last event = %+v", last)
 	}
-	if want := (event.ApprovalDecidedData{InteractionID: id, Decision: "deny", Feedback: "not that file", Source: "web"}); d != want {
+	if want := (event.ApprovalDecidedData{InteractionID: id, Decision: "deny", Feedback: "not that file", Source: "web"}); !cmp.Equal(d, want) {
 		t.Errorf("approval.decided = %+v, want %+v", d, want)
 	}
 	assertNoWaiters(t, in)
@@ -160,7 +168,7 @@ func TestWaitAfterAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := receive(t, wait(context.Background(), in, id), 2*time.Second)
-	if r.err != nil || r.d != (Decision{Decision: "approve", Source: "api"}) {
+	if r.err != nil || !cmp.Equal(r.d, Decision{Decision: "approve", Source: "api"}) {
 		t.Errorf("Wait = %+v, %v", r.d, r.err)
 	}
 }
@@ -178,7 +186,7 @@ func TestWaitSeesAnswerFromAnotherInbox(t *testing.T) {
 		t.Fatalf("Answer from the other inbox: %v", err)
 	}
 	r := receive(t, c, 2*time.Second)
-	if r.err != nil || r.d != (Decision{Decision: "approve", Source: "cli"}) {
+	if r.err != nil || !cmp.Equal(r.d, Decision{Decision: "approve", Source: "cli"}) {
 		t.Errorf("Wait = %+v, %v", r.d, r.err)
 	}
 	// The first answer wins across processes too.

@@ -71,7 +71,7 @@ func BenchmarkEngineStep(b *testing.B) {
 		}
 		cp := &clockedProvider{inner: script.New(sc, script.Options{})}
 		var n int
-		svc := run.New(run.Config{Store: st, Approver: inbox.New(st, func() string { n++; return fmt.Sprint("ia", n) }),
+		svc := run.New(run.Config{Store: st, Approver: inbox.New(st, nil, func() string { n++; return fmt.Sprint("ia", n) }),
 			Tools: reg, Models: benchModels{cp}, NewID: func(p string) string { n++; return fmt.Sprint(p, n) }})
 		a := agent.Default()
 		a.Tools, a.MaxSteps = []string{"noop"}, steps+1
@@ -145,7 +145,7 @@ func controlBench(b *testing.B) (*run.Service, *store.Store, *event.Bus, *stream
 	var n int64
 	var mu sync.Mutex
 	id := func(prefix string) string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprint(prefix, n) }
-	svc := run.New(run.Config{Store: st, Approver: inbox.New(st, func() string { return id("ia") }), Tools: reg, Models: benchModels{p}, NewID: id})
+	svc := run.New(run.Config{Store: st, Approver: inbox.New(st, nil, func() string { return id("ia") }), Tools: reg, Models: benchModels{p}, NewID: id})
 	a := agent.Default()
 	a.Tools = []string{"noop"}
 	r, err := svc.Start(context.Background(), run.StartParams{Agent: a, Instructions: "benchmark", Workspace: b.TempDir()})

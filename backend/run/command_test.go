@@ -556,7 +556,7 @@ func TestRecoverLeavesLiveRunsAlone(t *testing.T) {
 	}
 	t.Cleanup(func() { st2.Close() })
 	cfg := h.cfg
-	cfg.Store, cfg.Approver = st2, inbox.New(st2, func() string { return h.cfg.NewID("ia") })
+	cfg.Store, cfg.Approver = st2, inbox.New(st2, nil, func() string { return h.cfg.NewID("ia") })
 	other := run.New(cfg)
 	t.Cleanup(func() { other.Shutdown(context.Background()) })
 	if n, err := other.Recover(context.Background()); err != nil || n != 0 {

@@ -53,12 +53,14 @@ func TestScriptedRunCompletes(t *testing.T) {
 		"finish n2 succeeded",
 		"start n3 llm parent=n1 after=n2",
 		"finish n3 succeeded",
+		// The calls of one turn open together and are decided together,
+		// then run in order.
 		"start n4 tool list_dir parent=n3 after=n3",
+		"start n5 tool read_file parent=n3 after=n3",
 		"policy n4 allow",
+		"policy n5 allow",
 		"tool.executing",
 		"finish n4 succeeded",
-		"start n5 tool read_file parent=n3 after=n3",
-		"policy n5 allow",
 		"tool.executing",
 		"finish n5 succeeded",
 		"start n6 llm parent=n1 after=n4,n5",
@@ -653,7 +655,7 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	if _, err := inbox.New(st2, func() string { return "ia_other" }).Answer(context.Background(), it.ID, inbox.Decision{Decision: "approve", Source: "cli"}); err != nil {
+	if _, err := inbox.New(st2, nil, func() string { return "ia_other" }).Answer(context.Background(), it.ID, inbox.Decision{Decision: "approve", Source: "cli"}); err != nil {
 		t.Fatal(err)
 	}
 	// The inbox polls every 500ms for answers given elsewhere.
@@ -674,6 +676,7 @@ type approver struct {
 }
 
 func (a *approver) Open(ctx context.Context, r inbox.Request) (string, error) { return a.open(ctx, r) }
+func (a *approver) Answered(context.Context, string) (bool, error)            { return false, nil }
 func (a *approver) Wait(ctx context.Context, id string) (inbox.Decision, error) {
 	return a.wait(ctx, id)
 }

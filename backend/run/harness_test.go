@@ -23,6 +23,7 @@ import (
 	"steward/backend/store"
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
+	"steward/backend/tools/interact"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -131,13 +132,13 @@ func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
 	})
 	var n atomic.Int64
 	newID := func(prefix string) string { return fmt.Sprintf("%s_%d", prefix, n.Add(1)) }
-	h.in = inbox.New(st, func() string { return newID("ia") })
 	h.reg = tool.NewRegistry()
-	for _, tl := range append(fstools.Tools(), extra...) {
+	for _, tl := range append(append(fstools.Tools(), interact.Tools()...), extra...) {
 		if err := h.reg.Register(tl); err != nil {
 			t.Fatal(err)
 		}
 	}
+	h.in = inbox.New(st, h.reg, func() string { return newID("ia") })
 	h.cfg = run.Config{Store: st, Approver: h.in, Tools: h.reg, Models: m, NewID: newID, Logf: t.Logf}
 	h.svc = h.service(t, nil)
 	h.m, h.tls = m, extra
@@ -159,7 +160,7 @@ func (h *harness) restart(t *testing.T) *harness {
 	}
 	t.Cleanup(func() { st.Close() })
 	h2 := &harness{st: st, bus: bus, reg: h.reg, ws: h.ws, path: h.path, m: h.m, tls: h.tls}
-	h2.in = inbox.New(st, func() string { return h.cfg.NewID("ia") })
+	h2.in = inbox.New(st, h.reg, func() string { return h.cfg.NewID("ia") })
 	h2.cfg = h.cfg
 	h2.cfg.Store, h2.cfg.Approver = st, h2.in
 	h2.svc = h2.service(t, nil)

@@ -24,6 +24,14 @@ func toolNext(name, args string) event.Next {
 	return event.Next{Kind: "tool", Tool: name, Arguments: json.RawMessage(args)}
 }
 
+// toolNextAt is toolNext for a call whose node is open already: a later
+// call of a turn, whose node opened with the turn's first.
+func toolNextAt(name, args, node string) event.Next {
+	n := toolNext(name, args)
+	n.NodeID = node
+	return n
+}
+
 var modelNext = event.Next{Kind: "model"}
 
 // brief renders messages as role: text, with tool calls and results named by
@@ -188,7 +196,7 @@ func TestStep(t *testing.T) {
 		probes, models int32
 		next           event.Next
 	}{
-		{1, 1, toolNext("probe", `{"note":"b"}`)},
+		{1, 1, toolNextAt("probe", `{"note":"b"}`, "n5")},
 		{2, 1, modelNext},
 		{2, 2, toolNext("probe", `{"note":"c"}`)},
 	}
@@ -361,7 +369,11 @@ func TestBreakBefore(t *testing.T) {
 			seq := int64(0)
 			for i, note := range []string{"a", "b", "c"} {
 				p := h.waitRun(t, r.ID, seq, run.Paused, "breakpoint before probe")
-				if diff := cmp.Diff(toolNext("probe", `{"note":"`+note+`"}`), nextOf(t, p)); diff != "" {
+				want := toolNext("probe", `{"note":"`+note+`"}`)
+				if note == "b" {
+					want.NodeID = "n6" // the turn's second probe: opened with the first
+				}
+				if diff := cmp.Diff(want, nextOf(t, p)); diff != "" {
 					t.Errorf("pause %d: next (-want +got):\n%s", i+1, diff)
 				}
 				if got := probes.Load(); got != int32(i) {

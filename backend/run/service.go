@@ -47,9 +47,10 @@ type Store interface {
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
 }
 
-// Approver opens approvals and waits for their answers.
+// Approver opens approvals and questions and waits for their answers.
 type Approver interface {
 	Open(ctx context.Context, r inbox.Request) (string, error)
+	Answered(ctx context.Context, id string) (bool, error)
 	Wait(ctx context.Context, id string) (inbox.Decision, error)
 }
 

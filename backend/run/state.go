@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"steward/backend/event"
 	"steward/backend/llm"
 	"steward/backend/tool"
+	"steward/backend/tools/interact"
 )
 
 // runState is what the engine knows of a run. It is a fold of the run's
@@ -56,11 +58,19 @@ type runState struct {
 
 // toolState is what the fold knows of one tool call's node.
 type toolState struct {
-	node        string
-	executing   bool   // tool.executing recorded: its side effect may have happened
-	interaction string // its approval, if one was opened
-	decision    string // approve or deny, once answered
-	feedback    string
+	node      string
+	executing bool // tool.executing recorded: its side effect may have happened
+	// effect and reason are the policy's decision (allow, ask, deny), once
+	// recorded; a call is decided once, even across a restart.
+	effect, reason string
+	interaction    string // its approval or question, if one was opened
+	decision       string // approve, deny or answer, once answered
+	feedback       string
+	source         string
+	// edited are the arguments a person approved instead of the model's.
+	edited json.RawMessage
+	// answer is a question's answer as the model reads it.
+	answer      string
 	finished    bool
 	interrupted bool
 }
@@ -104,6 +114,14 @@ func (r *runState) apply(ev event.Event) {
 		case event.KindAgent:
 			r.root = ev.NodeID
 		case event.KindUser:
+			if d.AnswerTo != "" {
+				// The answer to an ask_user call: the model reads it as the
+				// call's result; the next model call follows the answer.
+				if i := slices.Index(r.turnNodes, d.AnswerTo); i >= 0 {
+					r.turnNodes[i] = ev.NodeID
+				}
+				break
+			}
 			r.queued = append(r.queued, llm.Message{Role: llm.RoleUser, Text: d.Text})
 			r.queuedNodes = append(r.queuedNodes, ev.NodeID)
 		case event.KindLLM:
@@ -113,7 +131,19 @@ func (r *runState) apply(ev event.Event) {
 			r.queued, r.queuedNodes, r.turnNodes = nil, nil, nil
 			r.llmOpen, r.final = ev.NodeID, false
 		case event.KindTool:
-			r.tools[d.CallID] = &toolState{node: ev.NodeID}
+			t := &toolState{node: ev.NodeID}
+			if prev := r.tools[d.CallID]; prev != nil && d.RetryOf != "" {
+				// A retry is the person's decision on a call already decided:
+				// it runs what was approved, without asking again.
+				t.effect, t.reason, t.decision, t.source, t.edited = prev.effect, prev.reason, prev.decision, prev.source, prev.edited
+			}
+			r.tools[d.CallID] = t
+		}
+	case event.PolicyDecided:
+		var d event.PolicyDecidedData
+		_ = ev.Decode(&d)
+		if t := r.toolByNode(ev.NodeID); t != nil {
+			t.effect, t.reason = d.Effect, d.Reason
 		}
 	case event.ToolExecuting:
 		if t := r.toolByNode(ev.NodeID); t != nil {
@@ -129,7 +159,8 @@ func (r *runState) apply(ev event.Event) {
 		var d event.ApprovalDecidedData
 		_ = ev.Decode(&d)
 		if t := r.toolByNode(ev.NodeID); t != nil {
-			t.decision, t.feedback = d.Decision, d.Feedback
+			t.decision, t.feedback, t.source, t.edited = d.Decision, d.Feedback, d.Source, d.Arguments
+			t.answer = interact.Answer(d.Text, d.Choices)
 		}
 	case event.NodeFinished:
 		var d event.NodeFinishedData

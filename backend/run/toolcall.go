@@ -9,10 +9,10 @@ import (
 
 	"steward/backend/agent"
 	"steward/backend/event"
-	"steward/backend/inbox"
 	"steward/backend/llm"
 	"steward/backend/policy"
 	"steward/backend/tool"
+	"steward/backend/tools/interact"
 )
 
 // callTool runs the next tool call: checks, policy, approval, a last safe
@@ -26,7 +26,6 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	resolve := a.resolve
 	a.resolve = ""
 	spec, known := s.cfg.Tools.Lookup(call.Name)
-	node := ""
 	if ts == nil || resolve != "" {
 		// A new node: the first try, or the person's retry or skip of an
 		// interrupted call.
@@ -34,15 +33,19 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		if ts != nil {
 			retryOf = ts.node
 		}
-		node = a.st.newNode()
-		a.emitLocked(event.NodeStarted, node, event.NodeStartedData{
-			Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM}, Label: call.Name,
-			Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: string(spec.Risk), RetryOf: retryOf,
-		})
+		s.startToolLocked(a, call, retryOf)
 		ts = a.st.tools[call.ID]
-	} else {
-		node = ts.node // resumed after a restart, before it executed
+		if resolve == "" {
+			// The other calls of the turn get their nodes now too, so that
+			// their approvals open together and can be decided together.
+			for _, c := range a.st.calls[1:] {
+				if a.st.tools[c.ID] == nil {
+					s.startToolLocked(a, c, "")
+				}
+			}
+		}
 	}
+	node := ts.node // after a restart: the node that was opened before it
 	a.mu.Unlock()
 
 	end := func(status string, res tool.Result) error {
@@ -70,7 +73,6 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	if resolve != CmdRetry { // a retry is the person's decision: no checks or approval again
 		a.mu.Lock()
 		tools := a.st.agent.Tools
-		pol := policy.Input{Mode: a.st.agent.Mode, Rules: a.st.agent.Rules, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
 		a.mu.Unlock()
 		if !known || !slices.Contains(tools, call.Name) {
 			return end(event.NodeFailed, tool.Errorf(tool.CodeUnknownTool, fmt.Sprintf("unknown tool %q; this agent can use: %v", call.Name, tools)))
@@ -78,7 +80,11 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		if res, ok := s.cfg.Tools.Validate(call.Name, call.Arguments); !ok {
 			return end(event.NodeFailed, res)
 		}
-		dec, err := s.decide(ctx, a, node, ts, call, spec, pol)
+		err := s.screen(ctx, a)
+		var dec decision
+		if err == nil {
+			dec, err = s.decide(ctx, a, ts, call, spec)
+		}
 		switch {
 		case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):
 			return nil // the call never ran: it stays open, its approval too, and resumes after the restart
@@ -86,8 +92,8 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 			return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, "cancelled while waiting for approval"))
 		case err != nil:
 			return broken(err)
-		case dec.Decision != "approve":
-			return end(event.NodeDenied, tool.Errorf("denied", dec.Feedback))
+		case dec.Decision != event.DecisionApprove:
+			return end(event.NodeDenied, tool.Errorf(dec.Code, dec.Feedback))
 		}
 		// A pause asked while the approval was open takes effect here,
 		// before the approved call runs.
@@ -95,20 +101,47 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 			return notStarted(ctx)
 		}
 	}
-	// The call is a side effect: everything before it, and the mark that it
-	// starts, must be durable first. After a crash a marked call with no end
-	// is interrupted, never silently run again.
 	if ctx.Err() != nil {
 		return notStarted(ctx)
 	}
+	if call.Name == interact.AskUser {
+		res, answer, err := s.askUser(ctx, a, ts, call)
+		switch {
+		case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):
+			return nil // the question stays open and is taken up after the restart
+		case ctx.Err() != nil:
+			return end(event.NodeCancelled, tool.Errorf(tool.CodeCancelled, "cancelled while waiting for an answer"))
+		case err != nil:
+			return broken(err)
+		case res.IsError:
+			return end(event.NodeFailed, res)
+		}
+		end(event.NodeSucceeded, res)
+		a.mu.Lock()
+		u := a.st.newNode()
+		a.emitLocked(event.NodeStarted, u, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, After: []string{node},
+			Label: "answer", Text: answer, AnswerTo: node})
+		a.emitLocked(event.NodeFinished, u, event.NodeFinishedData{Status: event.NodeSucceeded})
+		a.mu.Unlock()
+		return nil
+	}
+	a.mu.Lock()
+	env, args := a.st.env, call.Arguments
+	if len(ts.edited) > 0 {
+		args = ts.edited // edit, then approve: the person's arguments run
+	}
+	a.mu.Unlock()
+	// The call is a side effect: everything before it, and the mark that it
+	// starts, must be durable first. After a crash a marked call with no end
+	// is interrupted, never silently run again.
 	a.emit(event.ToolExecuting, node, event.ToolExecutingData{})
 	if err := a.sync(); err != nil {
 		return broken(fmt.Errorf("record before %s: %w", call.Name, err))
 	}
-	a.mu.Lock()
-	env := a.st.env
-	a.mu.Unlock()
-	res, err := s.cfg.Tools.Call(ctx, env, call.Name, call.Arguments)
+	res, err := s.cfg.Tools.Call(ctx, env, call.Name, args)
+	if err == nil && string(args) != string(call.Arguments) {
+		res.Output = "Note: the user edited your arguments before approving; the call ran with " + string(args) + "\n" + res.Output
+	}
 	switch {
 	case ctx.Err() != nil && (err != nil || res.IsError):
 		// Stopped by cancel or shutdown. A call that succeeded anyway made
@@ -120,86 +153,21 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	case res.IsError:
 		return end(event.NodeFailed, res)
 	}
+	if call.Name == interact.UpdatePlan {
+		if steps, err := interact.ParsePlan(args); err == nil {
+			a.emit(event.RunPlan, node, event.RunPlanData{Steps: steps})
+		}
+	}
 	return end(event.NodeSucceeded, res)
 }
 
-// decision is the outcome of policy and approval for one call.
-type decision struct{ Decision, Feedback string }
-
-// decide applies the policy (pol, completed with the call) to a call and, when it asks, opens an approval
-// (or, after a restart, takes up the one already open or answered) and waits
-// for the answer, moving the run to waiting and back.
-func (s *Service) decide(ctx context.Context, a *active, node string, ts *toolState, call llm.ToolCall, spec tool.Spec, pol policy.Input) (decision, error) {
-	a.mu.Lock()
-	interaction, prior, feedback := ts.interaction, ts.decision, ts.feedback
-	a.mu.Unlock()
-	switch {
-	case prior != "":
-		return denial(prior, feedback, "user"), nil
-	case interaction == "":
-		pol.Tool, pol.Risk, pol.Args = call.Name, spec.Risk, call.Arguments
-		if s.cfg.Grants != nil {
-			a.mu.Lock()
-			runID, agentID := a.st.id, a.st.agent.ID
-			a.mu.Unlock()
-			grants, err := s.cfg.Grants.Grants(ctx, runID, agentID)
-			if err != nil {
-				return decision{}, fmt.Errorf("look up grants: %w", err)
-			}
-			pol.Rules = append(slices.Clip(pol.Rules), grants...)
-		}
-		d := policy.Decide(pol)
-		a.emit(event.PolicyDecided, node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
-		switch d.Effect {
-		case policy.Allow:
-			return decision{Decision: "approve"}, nil
-		case policy.Deny:
-			return decision{Decision: "deny", Feedback: "denied by policy: " + d.Reason}, nil
-		}
-		if err := a.sync(); err != nil { // the node must exist before its approval
-			return decision{}, err
-		}
-		id, err := s.cfg.Approver.Open(context.WithoutCancel(ctx), inbox.Request{
-			RunID: a.st.id, NodeID: node, Tool: call.Name, Arguments: call.Arguments, Risk: string(spec.Risk), Reason: d.Reason,
-		})
-		if err != nil {
-			return decision{}, err
-		}
-		interaction = id
-		a.mu.Lock()
-		ts.interaction = id // the store wrote approval.requested; keep the fold in step
-		a.mu.Unlock()
-	}
-	a.mu.Lock()
-	if a.st.status == Running || a.st.status == Paused {
-		a.setStatusLocked(Waiting, "approval of "+call.Name, "", nil)
-	}
-	a.flushLocked()
-	a.mu.Unlock()
-	d, err := s.cfg.Approver.Wait(ctx, interaction)
-	if err != nil {
-		return decision{}, err
-	}
-	a.mu.Lock()
-	ts.decision, ts.feedback = d.Decision, d.Feedback
-	if a.st.status == Waiting {
-		a.setStatusLocked(Running, "", "", nil)
-	}
-	a.mu.Unlock()
-	return denial(d.Decision, d.Feedback, d.Source), nil
-}
-
-// denial turns an answer into the decision and the message the model reads
-// when it was a denial.
-func denial(dec, feedback, source string) decision {
-	if dec == "approve" {
-		return decision{Decision: dec}
-	}
-	msg := "The user denied this call."
-	if feedback != "" {
-		msg += " Their feedback: " + feedback
-	}
-	return decision{Decision: "deny", Feedback: msg}
+// startToolLocked opens the node of a tool call; mu must be held.
+func (s *Service) startToolLocked(a *active, call llm.ToolCall, retryOf string) {
+	spec, _ := s.cfg.Tools.Lookup(call.Name)
+	a.emitLocked(event.NodeStarted, a.st.newNode(), event.NodeStartedData{
+		Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM}, Label: call.Name,
+		Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: string(spec.Risk), RetryOf: retryOf,
+	})
 }
 
 // offered returns the specs of the agent's tools the model is offered in its

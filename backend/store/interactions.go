@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,15 +26,34 @@ type Interaction struct {
 	Decision   string
 	Feedback   string
 	Source     string
+	// Group and GroupSize tie together the approvals of one model turn.
+	Group     string
+	GroupSize int
+	// ExpiresAt (unix ms, 0 for never) is when DefaultDecision is taken.
+	ExpiresAt       int64
+	DefaultDecision string
+	// Question is the JSON of an ask_user question (event.Question), and
+	// Answer the JSON of an AnswerDetail; both empty when not set.
+	Question string
+	Answer   string
 }
 
-const interactionCols = `id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at, answered_at, decision, feedback, source`
+// AnswerDetail is what an answer holds beyond its decision.
+type AnswerDetail struct {
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Choices   []string        `json:"choices,omitempty"`
+}
+
+const interactionCols = `id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at, answered_at, decision, feedback, source,
+	group_id, group_size, expires_at, default_decision, question, answer`
 
 func scanInteraction(row interface{ Scan(...any) error }) (Interaction, error) {
 	var i Interaction
 	var at sql.NullInt64
 	err := row.Scan(&i.ID, &i.RunID, &i.NodeID, &i.Kind, &i.Status, &i.Tool, &i.Arguments, &i.Risk, &i.Reason,
-		&i.CreatedAt, &at, &i.Decision, &i.Feedback, &i.Source)
+		&i.CreatedAt, &at, &i.Decision, &i.Feedback, &i.Source,
+		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer)
 	if at.Valid {
 		i.AnsweredAt = &at.Int64
 	}

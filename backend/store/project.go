@@ -36,10 +36,11 @@ const (
 	qAttempt = `UPDATE nodes SET attempts = attempts + 1 WHERE run_id = ? AND id = ?`
 	qUsage   = `UPDATE runs SET cost_usd = cost_usd + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 				cached_tokens = cached_tokens + ? WHERE id = ?`
-	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at)
-			VALUES (?, ?, ?, 'approval', 'pending', ?, ?, ?, ?, ?)`
+	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at,
+			group_id, group_size, expires_at, default_decision, question)
+			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qNodeWaiting = `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`
-	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?
+	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?, answer = ?
 			WHERE id = ? AND run_id = ? AND status = 'pending'`
 	qNodeStatus = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
 )
@@ -155,8 +156,21 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		if args == "" {
 			args = "{}"
 		}
+		kind := d.Kind
+		if kind == "" {
+			kind = event.InteractionApproval
+		}
+		question := ""
+		if d.Question != nil {
+			b, err := json.Marshal(d.Question)
+			if err != nil {
+				return err
+			}
+			question = string(b)
+		}
 		if _, err := tx.ExecContext(ctx, qInsertInteraction,
-			d.InteractionID, ev.RunID, ev.NodeID, d.Tool, args, d.Risk, d.Reason, ev.TS); err != nil {
+			d.InteractionID, ev.RunID, ev.NodeID, kind, d.Tool, args, d.Risk, d.Reason, ev.TS,
+			d.Group, d.GroupSize, d.ExpiresAt, d.DefaultDecision, question); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
@@ -181,7 +195,15 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			return err
 		}
 		// First answer wins: the update only matches a pending interaction.
-		res, err := tx.ExecContext(ctx, qAnswer, d.Decision, d.Feedback, d.Source, ev.TS, d.InteractionID, ev.RunID)
+		answer := ""
+		if len(d.Arguments) > 0 || d.Text != "" || len(d.Choices) > 0 {
+			b, err := json.Marshal(AnswerDetail{Arguments: d.Arguments, Text: d.Text, Choices: d.Choices})
+			if err != nil {
+				return err
+			}
+			answer = string(b)
+		}
+		res, err := tx.ExecContext(ctx, qAnswer, d.Decision, d.Feedback, d.Source, ev.TS, answer, d.InteractionID, ev.RunID)
 		if err != nil {
 			return err
 		}
@@ -197,7 +219,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			return fmt.Errorf("interaction %s is already %s: %w", d.InteractionID, status, ErrConflict)
 		}
 		status := event.NodeRunning
-		if d.Decision != "approve" {
+		if d.Decision == event.DecisionDeny {
 			status = event.NodeDenied
 		}
 		_, err = tx.ExecContext(ctx, qNodeStatus, status, ev.RunID, ev.NodeID)

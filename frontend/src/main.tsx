@@ -1,9 +1,10 @@
-// The composition root: builds the store, the API client and the sync once,
-// then renders the app with them.
+// The composition root: builds the store, the API client, the sync and the
+// notifications once, then renders the app with them.
 
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createApi } from "./api/client";
+import { startNotifications } from "./features/inbox/notifications";
 import { App } from "./features/shell/App";
 import { ServicesProvider } from "./store/context";
 import { bindHash } from "./store/hash";
@@ -15,6 +16,7 @@ const store = createAppStore();
 const api = createApi({ onUnauthorized: () => store.getState().setUnauthorized() });
 bindHash(store);
 const sync = startSync(api, store);
+startNotifications(store);
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root");

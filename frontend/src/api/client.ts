@@ -4,11 +4,14 @@
 import type {
   Agent,
   Answer,
+  BatchAnswer,
+  BatchResult,
   Command,
   CommandResult,
   DirList,
   ErrorBody,
   EventPage,
+  Grant,
   Info,
   Interaction,
   NodeDetail,
@@ -86,6 +89,14 @@ export function createApi(opts: ClientOptions = {}) {
       (await request<{ interactions: Interaction[] }>("GET", "/interactions" + query(params))).interactions,
     answer: (id: string, answer: Answer) =>
       request<Interaction>("POST", `/interactions/${q(id)}/answer`, answer),
+    // answerMany decides several interactions together (the parallel calls
+    // of a turn). Each is answered on its own: a result carries the
+    // interaction or its own error, in the order asked.
+    answerMany: async (answers: BatchAnswer[]) =>
+      (await request<{ results: BatchResult[] }>("POST", "/interactions/answers", { answers })).results,
+    // listGrants is the saved grants, newest first.
+    listGrants: async () => (await request<{ grants: Grant[] }>("GET", "/grants")).grants,
+    revokeGrant: (id: string) => request<void>("DELETE", `/grants/${q(id)}`),
     // dirs lists the subfolders of an absolute path (or ~); "" is the home folder.
     dirs: (path = "") => request<DirList>("GET", "/fs/dirs" + query({ path })),
   };

@@ -18,11 +18,16 @@ export type Agent = {
   base_url?: string;
   system_prompt: string;
   tools: string[];
-  mode: "ask";
+  mode: PermissionMode;
   max_steps: number;
   // Tool names the agent's runs pause before, like breakpoints.
   break_before?: string[];
   script?: string;
+  // How long an approval or question waits before approval_default is
+  // taken (a Go duration such as "5m"; a question is declined); empty waits
+  // for ever.
+  approval_timeout?: string;
+  approval_default?: "deny" | "approve";
   created_at: number;
   updated_at: number;
   // What "auto" resolved to on this machine, and whether that is the demo script.
@@ -30,6 +35,10 @@ export type Agent = {
   effective_model: string;
   demo: boolean;
 };
+
+// What runs without asking: ask (read tools only), edits (workspace writes
+// too), plan (only read tools are offered), auto (everything, confined).
+export type PermissionMode = "ask" | "edits" | "plan" | "auto";
 
 export type AgentInput = Omit<
   Agent,
@@ -111,28 +120,86 @@ export type CommandResult = {
   fork?: string; // an accepted fork: the new run's id
 };
 
-export type Decision = "approve" | "deny";
+// approve and deny decide an approval; answer answers a question, and deny
+// declines it.
+export type Decision = "approve" | "deny" | "answer";
+
+export type InteractionKind = "approval" | "question";
+
+export type QuestionOption = { label: string; description?: string };
+
+// Question is what an ask_user call asks: free text when it has no options;
+// one option, or several with multiple; allow_other adds a free-text answer.
+export type Question = { text: string; options?: QuestionOption[]; multiple?: boolean; allow_other?: boolean };
+
+// InteractionAnswer is how an interaction was answered. source is the
+// surface (web, desktop, cli, api), "timeout" when default_decision was
+// taken, or "policy".
+export type InteractionAnswer = {
+  decision: Decision;
+  feedback?: string;
+  source: string;
+  arguments?: unknown; // an approval's edited arguments, which are what ran
+  text?: string;
+  choices?: string[];
+};
 
 export type Interaction = {
   id: string;
   run_id: string;
   node_id: string;
-  kind: "approval";
+  kind: InteractionKind;
   status: "pending" | "answered" | "cancelled" | "expired";
   tool: string;
   arguments: unknown;
   risk: string;
   reason: string;
+  // The model node whose turn asked for the call; group_size > 1 means
+  // parallel calls of that turn, which can be decided together.
+  group?: string;
+  group_size?: number;
+  // When default_decision is taken if nobody answers; absent or 0: never.
+  expires_at?: number;
+  default_decision?: "deny" | "approve";
+  question?: Question;
   created_at: number;
   answered_at?: number;
-  answer?: { decision: Decision; feedback?: string; source: string };
+  answer?: InteractionAnswer;
 };
 
 // scope also saves the answer as a grant ("approve always"): for this run, its
 // agent, or everywhere; it matches the same tool and key argument, or any
 // argument with any_argument.
 export type GrantScope = "run" | "agent" | "everywhere";
-export type Answer = { decision: Decision; feedback?: string; source?: string; scope?: GrantScope; any_argument?: boolean };
+export type Answer = {
+  decision: Decision;
+  feedback?: string;
+  source?: string;
+  scope?: GrantScope;
+  any_argument?: boolean;
+  // approve only: the person's edit of the arguments, validated against
+  // the tool's schema (400 invalid with the reason).
+  arguments?: Record<string, unknown>;
+  // answer only: a question's free text (or "other") and chosen labels.
+  text?: string;
+  choices?: string[];
+};
+
+// POST /interactions/answers decides several interactions, each on its own.
+export type BatchAnswer = Answer & { id: string };
+export type BatchResult = { id: string; interaction?: Interaction; error?: { code: string; message: string } };
+
+// A saved "approve always" (allow) or "deny always" (deny).
+export type Grant = {
+  id: string;
+  effect: "allow" | "deny";
+  tool: string;
+  match: string; // the key argument, glob characters escaped; "" for any call of tool
+  scope: GrantScope;
+  run_id?: string;
+  agent_id?: string;
+  created_at: number;
+};
 
 export type ToolSpec = {
   name: string;
@@ -190,7 +257,8 @@ export type EventType =
   | "approval.decided"
   | "tool.executing"
   | "llm.attempt"
-  | "run.forked";
+  | "run.forked"
+  | "run.plan";
 
 export type Event = {
   run_id: string;
@@ -266,6 +334,7 @@ export type NodeStartedData = {
   arguments?: unknown;
   risk?: string;
   retry_of?: string; // tool: the interrupted node this retried call replaces
+  answer_to?: string; // user: the ask_user tool node this message answers
 };
 
 export type LLMDeltaData = { text: string };
@@ -289,20 +358,39 @@ export type NodeFinishedData = {
 
 export type PolicyDecidedData = { effect: "allow" | "ask" | "deny"; reason: string };
 
+// approval.requested opens an approval or, with kind question, the question
+// of an ask_user call; node_id is the tool node.
 export type ApprovalRequestedData = {
   interaction_id: string;
+  kind?: InteractionKind; // absent means approval
   tool: string;
   arguments: unknown;
   risk: string;
   reason: string;
+  group?: string;
+  group_size?: number;
+  expires_at?: number;
+  default_decision?: "deny" | "approve";
+  question?: Question;
 };
 
 export type ApprovalDecidedData = {
   interaction_id: string;
   decision: Decision;
   feedback?: string;
-  source: string; // web, desktop, cli, api, or policy
+  source: string; // web, desktop, cli, api, timeout, or policy
+  // Set when the answer saved a grant.
+  scope?: GrantScope;
+  grant_id?: string;
+  arguments?: unknown; // edit-then-approve: the edited arguments, which are what runs
+  text?: string;
+  choices?: string[];
 };
+
+export type PlanStepStatus = "pending" | "in_progress" | "done";
+export type PlanStep = { title: string; status: PlanStepStatus };
+// run.plan (node_id: the update_plan call): the latest one is the run's plan.
+export type RunPlanData = { steps: PlanStep[] };
 
 // Run-level event types: these also reach the all-runs subscription.
 export const runLevelTypes: ReadonlySet<string> = new Set([

@@ -226,3 +226,93 @@ describe("reduce, runtime control", () => {
     expect(replayed).toEqual(live);
   });
 });
+
+describe("reduce, approvals, questions and plans", () => {
+  const toolStarted = (id: string, tool: string, args: unknown = {}) =>
+    ({ type: "node.started", node_id: id, data: { kind: "tool", label: tool, tool, arguments: args, risk: "write" } }) as const;
+
+  it("keeps the latest run.plan as the run's plan", () => {
+    const s = replay(more(
+      toolStarted("n_plan1", "update_plan"),
+      { type: "run.plan", node_id: "n_plan1", data: { steps: [{ title: "Read", status: "in_progress" }, { title: "Write", status: "pending" }] } },
+      toolStarted("n_plan2", "update_plan"),
+      { type: "run.plan", node_id: "n_plan2", data: { steps: [{ title: "Read", status: "done" }, { title: "Write", status: "in_progress" }] } },
+    ), replay(start));
+    expect(s.runs[run]!.plan).toEqual({
+      nodeId: "n_plan2",
+      seq: 10,
+      ts: 1003,
+      steps: [{ title: "Read", status: "done" }, { title: "Write", status: "in_progress" }],
+    });
+    expect(replay(start).runs[run]!.plan).toBeUndefined();
+  });
+
+  it("records the mode and unattended flag of run.created", () => {
+    const s = reduce(emptyStream, {
+      run_id: "run_u", seq: 1, ts: 0, type: "run.created",
+      data: { agent: { id: "a", name: "a", provider: "script", model: "" }, instructions: "x", workspace: "/w", mode: "edits", max_steps: 3, unattended: true },
+    });
+    expect(s.runs["run_u"]).toMatchObject({ mode: "edits", unattended: true });
+  });
+
+  it("audits automatic and human decisions in log order, with the tool name", () => {
+    const s = replay(more(
+      toolStarted("n_read", "read_file"),
+      { type: "policy.decided", node_id: "n_read", data: { effect: "allow", reason: "read tools run" } },
+      toolStarted("n_write", "write_file", { path: "a.txt", content: "x" }),
+      { type: "policy.decided", node_id: "n_write", data: { effect: "ask", reason: "write needs approval" } },
+      { type: "approval.requested", node_id: "n_write", data: { interaction_id: "ia_1", tool: "write_file", arguments: { path: "a.txt", content: "x" }, risk: "write", reason: "ask", group: "n_llm", group_size: 2, expires_at: 5000, default_decision: "deny" } },
+      { type: "approval.decided", node_id: "n_write", data: { interaction_id: "ia_1", decision: "approve", source: "web", scope: "run", grant_id: "gr_ia_1", arguments: { path: "b.txt", content: "x" } } },
+      toolStarted("n_rm", "delete_file"),
+      { type: "approval.requested", node_id: "n_rm", data: { interaction_id: "ia_2", tool: "delete_file", arguments: {}, risk: "destructive", reason: "ask", expires_at: 6000 } },
+      { type: "approval.decided", node_id: "n_rm", data: { interaction_id: "ia_2", decision: "deny", source: "timeout", feedback: "no answer in 5m" } },
+    ), replay(start));
+    const t = s.runs[run]!;
+    expect(t.decisions).toEqual([
+      { kind: "policy", seq: 8, ts: 1001, nodeId: "n_read", tool: "read_file", effect: "allow", reason: "read tools run" },
+      { kind: "policy", seq: 10, ts: 1003, nodeId: "n_write", tool: "write_file", effect: "ask", reason: "write needs approval" },
+      {
+        kind: "answer", seq: 12, ts: 1005, nodeId: "n_write", tool: "write_file", interaction: "approval", decision: "approve",
+        source: "web", scope: "run", grantId: "gr_ia_1", feedback: undefined, edited: true,
+      },
+      {
+        kind: "answer", seq: 15, ts: 1008, nodeId: "n_rm", tool: "delete_file", interaction: "approval", decision: "deny",
+        source: "timeout", scope: undefined, grantId: undefined, feedback: "no answer in 5m", edited: false,
+      },
+    ]);
+    const write = t.nodes["n_write"] as ToolNode;
+    expect(write.status).toBe("running");
+    expect(write.approval).toMatchObject({
+      kind: "approval", group: "n_llm", groupSize: 2, expiresAt: 5000, defaultDecision: "deny",
+      decision: "approve", editedArguments: { path: "b.txt", content: "x" }, grantId: "gr_ia_1",
+    });
+    // The model's arguments stay what it asked for; the edit is kept beside them.
+    expect(write.arguments).toEqual({ path: "a.txt", content: "x" });
+    expect((t.nodes["n_rm"] as ToolNode).status).toBe("denied");
+  });
+
+  it("opens a question on the ask_user node and keeps its answer; the answer's user node points back", () => {
+    const question = { text: "Which colour?", options: [{ label: "red" }, { label: "blue" }], multiple: true, allow_other: true };
+    const s = replay(more(
+      toolStarted("n_ask", "ask_user", question),
+      { type: "approval.requested", node_id: "n_ask", data: { interaction_id: "ia_q", kind: "question", tool: "ask_user", arguments: question, risk: "read", reason: "", question } },
+      { type: "approval.decided", node_id: "n_ask", data: { interaction_id: "ia_q", decision: "answer", source: "web", choices: ["red"], text: "green too" } },
+      { type: "node.started", node_id: "n_ans", data: { kind: "user", label: "answer", text: "red; green too", answer_to: "n_ask" } },
+    ), replay(start));
+    const t = s.runs[run]!;
+    const ask = t.nodes["n_ask"] as ToolNode;
+    expect(ask.status).toBe("running");
+    expect(ask.approval).toMatchObject({ kind: "question", question, decision: "answer", choices: ["red"], text: "green too" });
+    expect(t.nodes["n_ans"]).toMatchObject({ kind: "user", text: "red; green too", answerTo: "n_ask" });
+    expect(t.nodeOrder.slice(-2)).toEqual(["n_ask", "n_ans"]);
+    expect(t.decisions.at(-1)).toMatchObject({ kind: "answer", interaction: "question", decision: "answer", tool: "ask_user" });
+  });
+
+  it("treats an expires_at of 0 as never", () => {
+    const s = replay(log(
+      toolStarted("n_w", "write_file"),
+      { type: "approval.requested", node_id: "n_w", data: { interaction_id: "ia_3", tool: "write_file", arguments: {}, risk: "write", reason: "", expires_at: 0 } },
+    ));
+    expect((s.runs[run]!.nodes["n_w"] as ToolNode).approval?.expiresAt).toBeUndefined();
+  });
+});

@@ -9,6 +9,8 @@ import type {
   ApprovalRequestedData,
   Decision,
   Event,
+  GrantScope,
+  InteractionKind,
   LLMAttemptData,
   LLMDeltaData,
   Message,
@@ -17,26 +19,67 @@ import type {
   NodeRef,
   NodeStartedData,
   NodeStatus,
+  PlanStep,
   PolicyDecidedData,
+  Question,
   RunCreatedData,
   RunForkedData,
+  RunPlanData,
   RunStatus,
   RunStatusData,
   ToolCall,
   Usage,
 } from "../api/types";
 
+// ApprovalState is the interaction opened on a tool node: an approval, or
+// the question of an ask_user call.
 export type ApprovalState = {
   interactionId: string;
+  kind: InteractionKind;
   tool: string;
   arguments: unknown;
   risk: string;
   reason: string;
+  group?: string;
+  groupSize?: number;
+  expiresAt?: number;
+  defaultDecision?: "deny" | "approve";
+  question?: Question;
   // Set once approval.decided arrives.
   decision?: Decision;
   feedback?: string;
   source?: string;
+  scope?: GrantScope;
+  grantId?: string;
+  // The person's edit of the arguments (edit, then approve): what ran.
+  editedArguments?: unknown;
+  // A question's answer.
+  text?: string;
+  choices?: string[];
 };
+
+// DecisionRecord is one row of a run's audit: the automatic decision on a
+// tool call (policy.decided), or how its interaction was answered
+// (approval.decided: a person, a timeout, or policy for an unattended run).
+export type DecisionRecord =
+  | { kind: "policy"; seq: number; ts: number; nodeId: string; tool: string; effect: PolicyDecidedData["effect"]; reason: string }
+  | {
+      kind: "answer";
+      seq: number;
+      ts: number;
+      nodeId: string;
+      tool: string;
+      interaction: InteractionKind;
+      decision: Decision;
+      source: string;
+      scope?: GrantScope;
+      grantId?: string;
+      feedback?: string;
+      edited: boolean;
+    };
+
+// Plan is the run's plan: the steps of its latest run.plan.
+export type Plan = { nodeId?: string; seq: number; ts: number; steps: PlanStep[] };
 
 type NodeBase = {
   id: string;
@@ -53,7 +96,8 @@ type NodeBase = {
 
 // A user node's label says where its message came from: "instructions", or
 // "steer" for a message sent to the running agent.
-export type UserNode = NodeBase & { kind: "user"; text: string };
+// answerTo is set on the answer to a question: the ask_user tool node.
+export type UserNode = NodeBase & { kind: "user"; text: string; answerTo?: string };
 export type LlmNode = NodeBase & {
   kind: "llm";
   model?: string;
@@ -91,6 +135,9 @@ export type RunTranscript = {
   instructions?: string;
   workspace?: string;
   demo: boolean;
+  // The permission mode the run started with, and whether nobody is asked.
+  mode?: string;
+  unattended?: boolean;
   status?: RunStatus;
   reason?: string;
   error?: string;
@@ -104,6 +151,9 @@ export type RunTranscript = {
   // Node ids in the order their node.started arrived.
   nodeOrder: string[];
   nodes: Record<string, TranscriptNode>;
+  plan?: Plan;
+  // The audit of tool call decisions, in log order.
+  decisions: DecisionRecord[];
 };
 
 export type StreamState = { runs: Record<string, RunTranscript> };
@@ -111,7 +161,7 @@ export type StreamState = { runs: Record<string, RunTranscript> };
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {} };
+  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {}, decisions: [] };
 }
 
 // reduce applies one event to the state of all runs.
@@ -139,6 +189,8 @@ function apply(t: RunTranscript, e: Event): RunTranscript {
         instructions: d.instructions,
         workspace: d.workspace,
         demo: !!d.agent?.demo,
+        mode: d.mode,
+        unattended: !!d.unattended,
         forkedFrom: d.forked_from,
         history: d.history,
       };
@@ -173,12 +225,19 @@ function apply(t: RunTranscript, e: Event): RunTranscript {
       return updateNode(t, e.node_id, (n) => finishNode(n, e.ts, data as NodeFinishedData));
     case "policy.decided": {
       const d = data as PolicyDecidedData;
-      return updateNode(t, e.node_id, (n) => (n.kind === "tool" ? { ...n, policy: d } : n));
+      const next = updateNode(t, e.node_id, (n) => (n.kind === "tool" ? { ...n, policy: d } : n));
+      return recordPolicy(next, e, d);
     }
     case "approval.requested":
       return requestApproval(t, e, data as ApprovalRequestedData);
-    case "approval.decided":
-      return updateNode(t, e.node_id, (n) => decideApproval(n, data as ApprovalDecidedData));
+    case "approval.decided": {
+      const d = data as ApprovalDecidedData;
+      return recordAnswer(updateNode(t, e.node_id, (n) => decideApproval(n, d)), e, d);
+    }
+    case "run.plan": {
+      const d = data as RunPlanData;
+      return { ...t, plan: { nodeId: e.node_id, seq: e.seq, ts: e.ts, steps: Array.isArray(d.steps) ? d.steps : [] } };
+    }
     default:
       // A type this UI does not know: the log stays readable, the view unchanged.
       return t;
@@ -191,7 +250,7 @@ function startNode(t: RunTranscript, id: string, ts: number, d: NodeStartedData)
   let node: TranscriptNode;
   switch (d.kind) {
     case "user":
-      node = { ...base, kind: "user", status: "succeeded", text: d.text ?? "" };
+      node = { ...base, kind: "user", status: "succeeded", text: d.text ?? "", answerTo: d.answer_to };
       break;
     case "llm":
       node = { ...base, kind: "llm", model: d.model, text: "" };
@@ -238,10 +297,17 @@ function requestApproval(t: RunTranscript, e: Event, d: ApprovalRequestedData): 
   if (!e.node_id) return t;
   const approval: ApprovalState = {
     interactionId: d.interaction_id,
+    kind: d.kind ?? "approval",
     tool: d.tool,
     arguments: d.arguments,
     risk: d.risk,
     reason: d.reason,
+    group: d.group,
+    groupSize: d.group_size,
+    // 0 on the wire means the interaction never expires.
+    expiresAt: d.expires_at || undefined,
+    defaultDecision: d.default_decision,
+    question: d.question,
   };
   // The tool node normally exists; start one from the request if not.
   const started = t.nodes[e.node_id]
@@ -254,10 +320,62 @@ function requestApproval(t: RunTranscript, e: Event, d: ApprovalRequestedData): 
 
 function decideApproval(n: TranscriptNode, d: ApprovalDecidedData): TranscriptNode {
   if (n.kind !== "tool" || !n.approval) return n;
-  const approval = { ...n.approval, decision: d.decision, feedback: d.feedback, source: d.source };
+  const approval: ApprovalState = {
+    ...n.approval,
+    decision: d.decision,
+    feedback: d.feedback,
+    source: d.source,
+    scope: d.scope,
+    grantId: d.grant_id,
+    editedArguments: d.arguments,
+    text: d.text,
+    choices: d.choices,
+  };
   let status = n.status;
-  if (status === "waiting") status = d.decision === "approve" ? "running" : "denied";
+  // An approved call or an answered question goes on; a denied one is over.
+  if (status === "waiting") status = d.decision === "deny" ? "denied" : "running";
   return { ...n, status, approval };
+}
+
+// recordPolicy and recordAnswer append a run's audit rows.
+function recordPolicy(t: RunTranscript, e: Event, d: PolicyDecidedData): RunTranscript {
+  if (!e.node_id) return t;
+  const record: DecisionRecord = {
+    kind: "policy",
+    seq: e.seq,
+    ts: e.ts,
+    nodeId: e.node_id,
+    tool: toolOf(t, e.node_id),
+    effect: d.effect,
+    reason: d.reason ?? "",
+  };
+  return { ...t, decisions: [...t.decisions, record] };
+}
+
+function recordAnswer(t: RunTranscript, e: Event, d: ApprovalDecidedData): RunTranscript {
+  if (!e.node_id) return t;
+  const n = t.nodes[e.node_id];
+  const record: DecisionRecord = {
+    kind: "answer",
+    seq: e.seq,
+    ts: e.ts,
+    nodeId: e.node_id,
+    tool: toolOf(t, e.node_id),
+    interaction: n?.kind === "tool" ? (n.approval?.kind ?? "approval") : "approval",
+    decision: d.decision,
+    source: d.source ?? "",
+    scope: d.scope,
+    grantId: d.grant_id,
+    feedback: d.feedback,
+    edited: d.arguments !== undefined && d.arguments !== null,
+  };
+  return { ...t, decisions: [...t.decisions, record] };
+}
+
+// toolOf names the tool of a tool node, for an audit row.
+function toolOf(t: RunTranscript, nodeId: string): string {
+  const n = t.nodes[nodeId];
+  return n?.kind === "tool" ? n.tool : "";
 }
 
 function isOpen(s: NodeStatus): boolean {

@@ -12,17 +12,25 @@ export type AppState = {
   agents: Agent[];
   runs: Run[]; // newest first, as GET /runs answers
   runDetail: Record<string, Run>; // GET /runs/{id} of runs that were selected
-  inbox: Interaction[]; // pending approvals of all runs, newest first
+  inbox: Interaction[]; // pending approvals and questions of all runs, newest first
+  // Set by the first answer of the lists: what the inbox held before it
+  // was known is history, not news (notifications go by this).
+  listsLoaded: boolean;
   selectedRunId?: string;
+  // What the main area shows: the selected run, or the saved grants.
+  page: Page;
   stream: StreamState;
   connection: SocketStatus;
   unauthorized: boolean;
   loadError?: string;
 };
 
+export type Page = "run" | "grants";
+
 export type AppActions = {
   applyEvent: (e: Event) => void;
-  select: (runId: string | undefined) => void;
+  select: (runId: string | undefined) => void; // also shows the run page
+  showPage: (page: Page) => void;
   setLists: (runs: Run[], inbox: Interaction[]) => void;
   setRun: (run: Run) => void; // a fresh copy of a run, by id
   addRun: (run: Run) => void; // a run just started: first in the list
@@ -40,14 +48,17 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
     runs: [],
     runDetail: {},
     inbox: [],
+    listsLoaded: false,
+    page: "run",
     stream: emptyStream,
     connection: "connecting",
     unauthorized: false,
     ...initial,
 
     applyEvent: (e) => set((s) => ({ stream: reduce(s.stream, e) })),
-    select: (runId) => set({ selectedRunId: runId }),
-    setLists: (runs, inbox) => set({ runs, inbox, loadError: undefined }),
+    select: (runId) => set({ selectedRunId: runId, page: "run" }),
+    showPage: (page) => set({ page }),
+    setLists: (runs, inbox) => set({ runs, inbox, listsLoaded: true, loadError: undefined }),
     // Answers to concurrent fetches can arrive out of order: a copy that saw
     // fewer events than the one held is dropped.
     setRun: (run) =>

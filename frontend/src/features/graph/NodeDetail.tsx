@@ -5,6 +5,7 @@ import { emptyTranscript, reduceRun, type TranscriptNode } from "../../store/red
 import { duration, errorMessage, pretty } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { ForkButton } from "../controls/Fork";
+import { decisionText } from "../inbox/decisionText";
 
 // NodeDetailPanel shows one node of the graph: what it is, how it went, and
 // what went in and came out, as GET /runs/{id}/nodes/{node} records it (the
@@ -115,12 +116,10 @@ function NodeBody({ n, input }: { n: TranscriptNode; input?: Message[] }) {
       return (
         <>
           <Block title="Arguments">{pretty(n.arguments)}</Block>
-          {n.approval?.decision && (
-            <p className="muted">
-              {n.approval.decision === "approve" ? "Approved" : "Denied"} by {n.approval.source}
-              {n.approval.feedback ? `: ${n.approval.feedback}` : ""}
-            </p>
+          {n.approval?.editedArguments !== undefined && n.approval.editedArguments !== null && (
+            <Block title="Arguments edited by the user">{pretty(n.approval.editedArguments)}</Block>
           )}
+          {n.approval?.decision && <p className="muted">{decisionText(n.approval)}</p>}
           {n.output !== undefined && (
             <Block title={n.isError ? "Output (error)" : "Output"} error={n.isError}>
               {n.output}

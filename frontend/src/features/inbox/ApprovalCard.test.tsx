@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApi } from "../../api/client";
 import { ServicesProvider, type Services } from "../../store/context";
@@ -72,5 +72,95 @@ describe("ApprovalCard always", () => {
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("/api/v1/interactions/ia_1/answer");
     expect(JSON.parse(String(init?.body))).toEqual({ decision: "approve", scope: "run", source: "web" });
+  });
+});
+
+describe("ApprovalCard edit, then approve", () => {
+  const editor = () => screen.getByRole("textbox", { name: "Edited arguments (JSON)" }) as HTMLTextAreaElement;
+
+  it("shows the arguments as pretty JSON and sends the edit as arguments", async () => {
+    const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) => json(200, { id: "ia_1", status: "answered" }));
+    renderCard(fetchMock as unknown as typeof fetch);
+
+    fireEvent.click(screen.getByTestId("edit-args"));
+    expect(editor().value).toBe('{\n  "path": "hello.txt"\n}');
+    expect(document.activeElement).toBe(editor()); // moved by the click, not on its own
+    fireEvent.change(editor(), { target: { value: '{"path": "other.txt", "content": "hi"}' } });
+    fireEvent.click(screen.getByTestId("approve-edited"));
+
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe("/api/v1/interactions/ia_1/answer");
+    expect(JSON.parse(String(init?.body))).toEqual({ decision: "approve", arguments: { path: "other.txt", content: "hi" }, source: "web" });
+    expect((await screen.findByTestId("approval-sent")).textContent).toMatch(/^Approved with edited arguments/);
+  });
+
+  it("refuses text that is not a JSON object, without asking the server", () => {
+    const fetchMock = vi.fn();
+    renderCard(fetchMock as unknown as typeof fetch);
+    fireEvent.click(screen.getByTestId("edit-args"));
+
+    fireEvent.change(editor(), { target: { value: '{"path": ' } });
+    fireEvent.click(screen.getByTestId("approve-edited"));
+    expect(screen.getByRole("alert").textContent).toMatch(/^Not valid JSON/);
+    expect(editor().getAttribute("aria-invalid")).toBe("true");
+
+    fireEvent.change(editor(), { target: { value: '["a.txt"]' } });
+    fireEvent.click(screen.getByTestId("approve-edited"));
+    expect(screen.getByRole("alert").textContent).toBe("The arguments must be a JSON object, not an array");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it("shows the server's 400 inline and keeps the text", async () => {
+    const fetchMock = vi.fn(async () => json(400, { error: { code: "invalid", message: "arguments: content is required" } }));
+    renderCard(fetchMock as unknown as typeof fetch);
+    fireEvent.click(screen.getByTestId("edit-args"));
+    fireEvent.change(editor(), { target: { value: '{"path": "b.txt"}' } });
+    fireEvent.click(screen.getByTestId("approve-edited"));
+
+    expect((await screen.findByRole("alert")).textContent).toBe("arguments: content is required");
+    expect(editor().value).toBe('{"path": "b.txt"}');
+    expect(screen.queryByTestId("approval-sent")).toBeNull();
+  });
+
+  it("goes back to the plain buttons on Cancel edit", () => {
+    renderCard(vi.fn());
+    fireEvent.click(screen.getByTestId("edit-args"));
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Cancel edit" }));
+    expect(screen.queryByRole("textbox", { name: "Edited arguments (JSON)" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Approve" })).toBeTruthy();
+  });
+});
+
+describe("ApprovalCard expiry", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("counts down to the default decision", () => {
+    vi.useFakeTimers({ now: 100_000 });
+    render(
+      <ServicesProvider value={{ api: createApi({ fetch: vi.fn() }), store: createAppStore(), refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+        <ApprovalCard interactionId="ia_1" tool="write_file" risk="write" arguments={{}} expiresAt={142_000} defaultDecision="deny" />
+        <ApprovalCard interactionId="ia_2" tool="write_file" risk="write" arguments={{}} expiresAt={400_000} defaultDecision="approve" />
+      </ServicesProvider>,
+    );
+    const [deny, approve] = screen.getAllByTestId("expiry-countdown");
+    expect(deny!.textContent).toBe("denies automatically in 42 s");
+    expect(approve!.textContent).toBe("approves automatically in 5 min 0 s");
+    act(() => vi.advanceTimersByTime(2000));
+    expect(deny!.textContent).toBe("denies automatically in 40 s");
+    act(() => vi.advanceTimersByTime(60_000));
+    expect(deny!.textContent).toBe("denies automatically now…");
+  });
+});
+
+describe("ApprovalCard edit, unchanged", () => {
+  it("approves plainly when the arguments were not changed", async () => {
+    const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) => json(200, { id: "ia_1", status: "answered" }));
+    renderCard(fetchMock as unknown as typeof fetch);
+    fireEvent.click(screen.getByTestId("edit-args"));
+    fireEvent.click(screen.getByTestId("approve-edited"));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    expect(JSON.parse(String(fetchMock.mock.calls[0]![1]?.body))).toEqual({ decision: "approve", source: "web" });
   });
 });

@@ -1,9 +1,11 @@
 import "./inbox.css";
-import { useState } from "react";
-import { isApiError } from "../../api/client";
+import { useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import type { Decision, GrantScope } from "../../api/types";
-import { useServices } from "../../store/context";
-import { errorMessage, pretty } from "../../ui/format";
+import { pretty } from "../../ui/format";
+import { ArgsEditor, parseArguments } from "./ArgsEditor";
+import { Expiry } from "./Expiry";
+import { useAnswer } from "./useAnswer";
 
 export type ApprovalProps = {
   interactionId: string;
@@ -13,63 +15,140 @@ export type ApprovalProps = {
   reason?: string;
   // false on a tool card, which shows the tool and its arguments itself.
   details?: boolean;
+  // When the default decision is taken if nobody answers.
+  expiresAt?: number;
+  defaultDecision?: "deny" | "approve";
+  // Set by a group box that decided this call with the others of its turn:
+  // the decision, or the error its batch answer got for this call. A new
+  // object for each batch.
+  groupOutcome?: GroupOutcome;
 };
 
+export type GroupOutcome = { decision?: Decision; error?: string };
+
 // ApprovalCard asks a person to approve or deny one tool call. Deny first
-// asks for a reason, which the model receives as feedback.
-export function ApprovalCard({ interactionId, tool, risk, arguments: args, reason, details = true }: ApprovalProps) {
-  const { api, refreshLists } = useServices();
+// asks for a reason, which the model receives as feedback; Edit lets the
+// person change the arguments and approve the edited call instead. Focus
+// moves only when the person clicks here, never on its own: the card may
+// appear while someone types in the steer box.
+export function ApprovalCard(props: ApprovalProps) {
+  const { interactionId, tool, risk, arguments: args, reason, details = true } = props;
+  const { busy, error, setError, sent, send } = useAnswer(interactionId);
   const [denying, setDenying] = useState(false);
   const [feedback, setFeedback] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const [sent, setSent] = useState<Decision>();
+  // The edited arguments as text; undefined while not editing.
+  const [draft, setDraft] = useState<string>();
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
+  const editRef = useRef<HTMLTextAreaElement>(null);
 
-  async function answer(decision: Decision, scope?: GrantScope) {
-    setBusy(true);
-    setError(undefined);
+  const editing = draft !== undefined;
+  const { groupOutcome } = props;
+  const decision = sent?.decision ?? groupOutcome?.decision;
+  // A group's refusal of this call becomes the card's error, until the next
+  // try. Adjusted while rendering (React's pattern for state that follows a
+  // prop), so the error shows in the same paint as the group's result.
+  const [seenOutcome, setSeenOutcome] = useState<GroupOutcome>();
+  if (groupOutcome !== seenOutcome) {
+    setSeenOutcome(groupOutcome);
+    if (groupOutcome?.error) setError(groupOutcome.error);
+  }
+  // Once decided, an earlier attempt's error is stale.
+  const shownError = decision ? undefined : error;
+
+  function approve(scope?: GrantScope) {
+    void send({ decision: "approve", ...(scope ? { scope } : {}) });
+  }
+
+  function deny() {
     const text = feedback.trim();
-    try {
-      await api.answer(interactionId, {
-        decision,
-        ...(decision === "deny" && text ? { feedback: text } : {}),
-        ...(scope ? { scope } : {}),
-        source: "web",
-      });
-      setSent(decision);
-    } catch (err) {
-      setError(isApiError(err, "conflict") ? "already answered" : errorMessage(err));
-    } finally {
-      setBusy(false);
-      void refreshLists();
+    void send({ decision: "deny", ...(text ? { feedback: text } : {}) });
+  }
+
+  // A refused edit (invalid here, or 400 from the server) keeps the text so
+  // that the person can fix it.
+  function approveEdited() {
+    const parsed = parseArguments(draft ?? "");
+    if ("error" in parsed) {
+      setError(parsed.error);
+      return;
     }
+    // Unchanged arguments are a plain approval: the audit must not say "edited".
+    if (JSON.stringify(parsed.args) === JSON.stringify(args)) {
+      approve();
+      return;
+    }
+    void send({ decision: "approve", arguments: parsed.args });
+  }
+
+  function toggleEdit() {
+    if (editing) {
+      setDraft(undefined);
+      setError(undefined);
+      return;
+    }
+    flushSync(() => {
+      setDraft(pretty(args ?? {}));
+      setDenying(false);
+    });
+    editRef.current?.focus();
+  }
+
+  function openDeny() {
+    flushSync(() => setDenying(true));
+    reasonRef.current?.focus();
   }
 
   return (
-    <div className="approval" role="group" aria-label={`Approval of ${tool}`}>
+    <div className="approval" role="group" aria-label={`Approval of ${tool}`} data-testid="approval-card" data-interaction-id={interactionId}>
       <div className="approval-head">
         <strong>Approval needed</strong>
         {details && <span className="tool-name">{tool}</span>}
         <span className={`risk risk-${risk}`}>{risk}</span>
+        {props.expiresAt && !decision ? <Expiry expiresAt={props.expiresAt} defaultDecision={props.defaultDecision} /> : null}
       </div>
       {reason && <p className="approval-reason">{reason}</p>}
-      {details && <pre className="json">{pretty(args)}</pre>}
-      {sent ? (
-        <p className="muted">{sent === "approve" ? "Approved" : "Denied"}: waiting for the run to go on…</p>
+      {details && (!editing || decision) && <pre className="json">{pretty(args)}</pre>}
+      {decision ? (
+        <p className="muted" data-testid="approval-sent">
+          {decision === "deny" ? "Denied" : sent?.arguments ? "Approved with edited arguments" : "Approved"}: waiting for the run to go on…
+        </p>
+      ) : editing ? (
+        <div className="edit-form">
+          <ArgsEditor ref={editRef} value={draft} onChange={setDraft} invalid={!!error} />
+          <div className="approval-actions">
+            <button type="button" className="approve" data-testid="approve-edited" disabled={busy} onClick={approveEdited}>
+              Approve edited
+            </button>
+            <button type="button" data-testid="edit-args" aria-pressed="true" disabled={busy} onClick={toggleEdit}>
+              Cancel edit
+            </button>
+          </div>
+        </div>
       ) : (
         <div className="approval-actions">
-          <button type="button" className="approve" disabled={busy} onClick={() => void answer("approve")}>
+          <button type="button" className="approve" disabled={busy} onClick={() => approve()}>
             Approve
           </button>
-          <button type="button" className="deny" disabled={busy || denying} onClick={() => setDenying(true)}>
+          <button type="button" className="deny" disabled={busy || denying} onClick={openDeny}>
             Deny
+          </button>
+          <button
+            type="button"
+            className="always"
+            data-testid="edit-args"
+            aria-pressed="false"
+            disabled={busy}
+            title="Change the arguments, then approve the edited call"
+            onClick={toggleEdit}
+          >
+            Edit
           </button>
           <button
             type="button"
             className="always"
             disabled={busy}
             title="Approve, and run this same call (same tool, same path) without asking again in this run"
-            onClick={() => void answer("approve", "run")}
+            onClick={() => approve("run")}
           >
             Always in this run
           </button>
@@ -78,24 +157,24 @@ export function ApprovalCard({ interactionId, tool, risk, arguments: args, reaso
             className="always"
             disabled={busy}
             title="Approve, and run this same call without asking in every run of this agent"
-            onClick={() => void answer("approve", "agent")}
+            onClick={() => approve("agent")}
           >
             Always for this agent
           </button>
         </div>
       )}
-      {denying && !sent && (
+      {denying && !decision && !editing && (
         <div className="deny-form">
           <textarea
+            ref={reasonRef}
             aria-label="Reason"
             rows={2}
             value={feedback}
             placeholder="Why? The agent receives this as feedback."
             onChange={(e) => setFeedback(e.target.value)}
-            autoFocus
           />
           <div className="approval-actions">
-            <button type="button" className="deny" disabled={busy} onClick={() => void answer("deny")}>
+            <button type="button" className="deny" disabled={busy} onClick={deny}>
               Confirm deny
             </button>
             <button type="button" disabled={busy} onClick={() => setDenying(false)}>
@@ -104,9 +183,9 @@ export function ApprovalCard({ interactionId, tool, risk, arguments: args, reaso
           </div>
         </div>
       )}
-      {error && (
+      {shownError && (
         <p className="form-error" role="alert">
-          {error}
+          {shownError}
         </p>
       )}
     </div>

@@ -24,6 +24,7 @@ export function UserMessage({ text }: { text: string }) {
 export const UserNodeMessage = memo(function UserNodeMessage({ runId, nodeId }: NodeProps) {
   const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
   if (n?.kind !== "user") return null;
+  if (n.answerTo) return <AnswerMessage runId={runId} nodeId={nodeId} answerTo={n.answerTo} text={n.text} />;
   const steer = n.label === "steer";
   return (
     <div className={`msg msg-user${steer ? " msg-steer" : ""}`} data-testid={steer ? "steer-message" : "user-message"}>
@@ -36,6 +37,25 @@ export const UserNodeMessage = memo(function UserNodeMessage({ runId, nodeId }: 
     </div>
   );
 });
+
+// AnswerMessage is a person's answer to the agent's question (an ask_user
+// call), shown where the run received it, under the question it answers.
+function AnswerMessage({ runId, nodeId, answerTo, text }: NodeProps & { answerTo: string; text: string }) {
+  const question = useApp((s) => {
+    const q = s.stream.runs[runId]?.nodes[answerTo];
+    return q?.kind === "tool" ? q.approval?.question?.text : undefined;
+  });
+  return (
+    <div className="msg msg-user msg-answer" data-testid="answer-message" data-answer-to={answerTo}>
+      <div className="msg-meta">
+        <span>{question ? `Answer to “${question}”` : "Answer"}</span>
+        <span className="spacer" />
+        <ForkButton runId={runId} nodeId={nodeId} />
+      </div>
+      <div className="msg-text">Answer: {text}</div>
+    </div>
+  );
+}
 
 // LlmMessage is one model response, streamed in as plain text.
 export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps) {

@@ -9,12 +9,14 @@ import { PausedBanner } from "../controls/PausedBanner";
 import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
 import { useCommand } from "../controls/useCommand";
+import { DecisionsPanel } from "../audit/DecisionsPanel";
 import { GraphPanel } from "../graph/GraphPanel";
+import { PlanPanel } from "../plan/PlanPanel";
 import { RunPanes } from "./RunPanes";
 import { Transcript } from "./Transcript";
 
-// RunView is the selected run: its header, its live transcript and its
-// execution graph.
+// RunView is the selected run: its header, its plan, its live transcript
+// and execution graph, and the audit of its tool call decisions.
 export function RunView() {
   const runId = useApp((s) => s.selectedRunId);
   if (!runId) {
@@ -28,7 +30,9 @@ export function RunView() {
     <div className="run-view">
       {/* Keyed by run: a command's error or a steer draft stays with its run. */}
       <RunHeader key={runId} runId={runId} />
+      <PlanPanel runId={runId} />
       <RunPanes transcript={<Transcript runId={runId} />} graph={<GraphPanel key={runId} runId={runId} />} />
+      <DecisionsPanel runId={runId} />
     </div>
   );
 }
@@ -47,6 +51,7 @@ function RunHeader({ runId }: { runId: string }) {
         <StatusBadge status={live.status} data-testid="run-status" className="large" />
         <h1>{run?.agent_name ?? t?.agent?.name ?? "Run"}</h1>
         {demo && <DemoLabel />}
+        <ModeBadge mode={run?.mode || t?.mode} unattended={run?.unattended ?? t?.unattended} />
         <code className="run-id">{runId}</code>
         <span className="spacer" />
         <RunControls live={live} send={send} busy={busy} />
@@ -79,5 +84,28 @@ function RunHeader({ runId }: { runId: string }) {
         </p>
       )}
     </header>
+  );
+}
+
+const modeHints: Record<string, string> = {
+  ask: "Read tools run; every other call asks first",
+  edits: "Workspace writes run; exec, network and destructive calls ask",
+  plan: "Only read tools are offered to the model",
+  auto: "Every call runs, still confined to the workspace",
+};
+
+// ModeBadge is the run's permission mode: what runs without asking. An
+// unattended run has nobody to ask, so what would ask is denied.
+function ModeBadge({ mode, unattended }: { mode?: string; unattended?: boolean }) {
+  if (!mode && !unattended) return null;
+  const hint = [mode ? (modeHints[mode] ?? `Permission mode ${mode}`) : "", unattended ? "Unattended: nobody is asked, so what would ask is denied" : ""]
+    .filter(Boolean)
+    .join(". ");
+  return (
+    <span className={`mode-badge mode-${mode ?? "unknown"}${unattended ? " unattended" : ""}`} data-testid="mode-badge" title={hint}>
+      {mode ? `${mode} mode` : ""}
+      {mode && unattended ? " · " : ""}
+      {unattended ? "unattended" : ""}
+    </span>
   );
 }

@@ -41,7 +41,10 @@ function Outcome({ runId }: { runId: string }) {
   const t = useApp((s) => s.stream.runs[runId]);
   if (!t?.status) return null;
   if (t.status === "waiting") {
-    return <p className="outcome outcome-waiting">Waiting for approval.</p>;
+    const asks = Object.values(t.nodes).some(
+      (n) => n.kind === "tool" && n.status === "waiting" && n.approval?.kind === "question" && !n.approval.decision,
+    );
+    return <p className="outcome outcome-waiting">{asks ? "Waiting for an answer." : "Waiting for approval."}</p>;
   }
   if (!terminalStatuses.has(t.status)) return null;
   return (

@@ -1,0 +1,264 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"steward/backend/agent"
+	"steward/backend/event"
+	"steward/backend/inbox"
+	"steward/backend/llm"
+	"steward/backend/policy"
+	"steward/backend/tool"
+	"steward/backend/tools/interact"
+)
+
+// decision is the outcome of policy and approval for one call; Feedback and
+// Code are what the model reads when it was denied.
+type decision struct{ Decision, Feedback, Code string }
+
+// screen applies the policy to every call of the turn that has a node and
+// no decision yet, and opens the approvals of those that ask together, as
+// one group: a person sees the turn's parallel calls side by side and can
+// decide them together. Calls that are unknown or invalid are left alone;
+// callTool refuses them when their turn comes.
+func (s *Service) screen(ctx context.Context, a *active) error {
+	type screened struct {
+		call llm.ToolCall
+		ts   *toolState
+		risk tool.Risk
+	}
+	a.mu.Lock()
+	ag := a.st.agent
+	var todo []screened
+	for _, c := range a.st.calls {
+		t := a.st.tools[c.ID]
+		if t == nil || t.effect != "" || t.decision != "" || t.finished || t.interrupted {
+			continue
+		}
+		spec, ok := s.cfg.Tools.Lookup(c.Name)
+		if !ok || !slices.Contains(ag.Tools, c.Name) {
+			continue
+		}
+		if _, valid := s.cfg.Tools.Validate(c.Name, c.Arguments); !valid {
+			continue
+		}
+		todo = append(todo, screened{c, t, spec.Risk})
+	}
+	pol := policy.Input{Mode: ag.Mode, Rules: ag.Rules, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
+	runID, group := a.st.id, a.st.lastLLM
+	a.mu.Unlock()
+	if len(todo) == 0 {
+		return nil
+	}
+	if s.cfg.Grants != nil {
+		grants, err := s.cfg.Grants.Grants(ctx, runID, ag.ID)
+		if err != nil {
+			return fmt.Errorf("look up grants: %w", err)
+		}
+		pol.Rules = append(slices.Clip(pol.Rules), grants...)
+	}
+	var asks []screened
+	for _, c := range todo {
+		in := pol
+		in.Tool, in.Risk, in.Args = c.call.Name, c.risk, c.call.Arguments
+		d := policy.Decide(in)
+		a.emit(event.PolicyDecided, c.ts.node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
+		if d.Effect == policy.Ask {
+			asks = append(asks, c)
+		}
+	}
+	if len(asks) == 0 {
+		return nil
+	}
+	if err := a.sync(); err != nil { // the nodes must exist before their approvals
+		return err
+	}
+	for _, c := range asks {
+		if err := s.openApproval(ctx, a, c.ts, c.call, c.risk, group, len(asks)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openApproval opens the approval of one call that the policy asks about.
+func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, call llm.ToolCall, risk tool.Risk, group string, size int) error {
+	a.mu.Lock()
+	runID, reason := a.st.id, ts.reason
+	timeout, def := approvalTimeout(a.st.agent)
+	a.mu.Unlock()
+	id, err := s.cfg.Approver.Open(context.WithoutCancel(ctx), inbox.Request{
+		RunID: runID, NodeID: ts.node, Tool: call.Name, Arguments: call.Arguments, Risk: string(risk), Reason: reason,
+		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def,
+	})
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	ts.interaction = id // the inbox wrote approval.requested; keep the fold in step
+	a.mu.Unlock()
+	return nil
+}
+
+// approvalTimeout is the agent's approval timeout and default decision.
+// Agents are validated when saved; a bad value here means no timeout.
+func approvalTimeout(ag agent.Agent) (time.Duration, string) {
+	d, err := time.ParseDuration(ag.ApprovalTimeout)
+	if err != nil || d <= 0 {
+		return 0, ""
+	}
+	return d, ag.ApprovalDefault
+}
+
+// decide returns the decision on a screened call: the policy's, or for a
+// call it asks about, the person's answer, waited for with the run in
+// waiting. After a restart it takes up the approval already open or
+// answered.
+func (s *Service) decide(ctx context.Context, a *active, ts *toolState, call llm.ToolCall, spec tool.Spec) (decision, error) {
+	a.mu.Lock()
+	effect, reason, interaction := ts.effect, ts.reason, ts.interaction
+	prior, feedback, source := ts.decision, ts.feedback, ts.source
+	group := a.st.lastLLM
+	a.mu.Unlock()
+	switch {
+	case prior != "":
+		return denial(prior, feedback, source), nil
+	case effect == string(policy.Allow):
+		return decision{Decision: event.DecisionApprove}, nil
+	case effect == string(policy.Deny):
+		return decision{Decision: event.DecisionDeny, Feedback: "denied by policy: " + reason, Code: "denied"}, nil
+	case effect != string(policy.Ask):
+		return decision{}, fmt.Errorf("%s: no policy decision was recorded for node %s", call.Name, ts.node)
+	}
+	if interaction == "" { // a restart came between the decision and its approval
+		if err := a.sync(); err != nil {
+			return decision{}, err
+		}
+		if err := s.openApproval(ctx, a, ts, call, spec.Risk, group, 1); err != nil {
+			return decision{}, err
+		}
+	}
+	d, err := s.await(ctx, a, ts, "approval of "+call.Name)
+	if err != nil {
+		return decision{}, err
+	}
+	return denial(d.Decision, d.Feedback, d.Source), nil
+}
+
+// await waits for the answer to the call's interaction, with the run in
+// waiting (unless the answer is already there), and folds it.
+func (s *Service) await(ctx context.Context, a *active, ts *toolState, why string) (inbox.Decision, error) {
+	a.mu.Lock()
+	id := ts.interaction
+	a.mu.Unlock()
+	answered, err := s.cfg.Approver.Answered(ctx, id)
+	if err != nil {
+		return inbox.Decision{}, err
+	}
+	if !answered {
+		a.mu.Lock()
+		if a.st.status == Running || a.st.status == Paused {
+			a.setStatusLocked(Waiting, why, "", nil)
+		}
+		a.flushLocked()
+		a.mu.Unlock()
+	}
+	d, err := s.cfg.Approver.Wait(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	a.mu.Lock()
+	ts.decision, ts.feedback, ts.source, ts.edited = d.Decision, d.Feedback, d.Source, d.Arguments
+	ts.answer = interact.Answer(d.Text, d.Choices)
+	if a.st.status == Waiting {
+		a.setStatusLocked(Running, "", "", nil)
+	}
+	a.mu.Unlock()
+	return d, nil
+}
+
+// denial turns an answer into the decision and the message the model reads
+// when it was a denial.
+func denial(dec, feedback, source string) decision {
+	if dec == event.DecisionApprove {
+		return decision{Decision: dec}
+	}
+	msg := "The user denied this call."
+	if source == inbox.SourceTimeout {
+		msg = "Nobody answered the approval in time:"
+	}
+	if feedback != "" {
+		if source == inbox.SourceTimeout {
+			msg += " " + feedback
+		} else {
+			msg += " Their feedback: " + feedback
+		}
+	}
+	return decision{Decision: event.DecisionDeny, Feedback: msg, Code: "denied"}
+}
+
+// askUser carries out an ask_user call: it opens the question in the inbox
+// (or takes up the one opened before a restart) and waits for the answer.
+// It returns the call's result and, when the person answered, the answer as
+// the model reads it.
+func (s *Service) askUser(ctx context.Context, a *active, ts *toolState, call llm.ToolCall) (tool.Result, string, error) {
+	q, err := interact.ParseQuestion(call.Arguments)
+	if err != nil {
+		return tool.Errorf(tool.CodeInvalidArguments, err.Error()), "", nil
+	}
+	a.mu.Lock()
+	unattended, interaction, runID := a.st.unattended, ts.interaction, a.st.id
+	timeout, _ := approvalTimeout(a.st.agent)
+	a.mu.Unlock()
+	if unattended && interaction == "" {
+		return tool.Errorf("unattended", "Nobody is there to answer: this run is unattended. Go on with your best judgement and say what you assumed."), "", nil
+	}
+	if interaction == "" {
+		if err := a.sync(); err != nil {
+			return tool.Result{}, "", err
+		}
+		// A question left unanswered is declined: there is no default answer.
+		id, err := s.cfg.Approver.Open(context.WithoutCancel(ctx), inbox.Request{
+			RunID: runID, NodeID: ts.node, Tool: call.Name, Arguments: call.Arguments, Risk: string(tool.RiskRead),
+			Reason: "the agent asks", Question: &q, Timeout: timeout, DefaultDecision: event.DecisionDeny,
+		})
+		if err != nil {
+			return tool.Result{}, "", err
+		}
+		a.mu.Lock()
+		ts.interaction = id
+		a.mu.Unlock()
+	}
+	a.mu.Lock()
+	answered := ts.decision != ""
+	a.mu.Unlock()
+	if !answered {
+		if _, err := s.await(ctx, a, ts, "question: "+truncate(q.Text, 80)); err != nil {
+			return tool.Result{}, "", err
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case ts.decision == event.DecisionAnswer:
+		return tool.Result{Output: ts.answer}, ts.answer, nil
+	case ts.source == inbox.SourceTimeout:
+		return tool.Errorf("timeout", "Nobody answered: "+ts.feedback), "", nil
+	}
+	msg := "The user declined to answer."
+	if ts.feedback != "" {
+		msg += " Their feedback: " + ts.feedback
+	}
+	return tool.Errorf("declined", msg), "", nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

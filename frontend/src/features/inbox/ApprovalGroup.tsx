@@ -1,0 +1,78 @@
+import { surface } from "../../api/surface";
+import "./inbox.css";
+import { useState } from "react";
+import type { Interaction } from "../../api/types";
+import { useServices } from "../../store/context";
+import { errorMessage } from "../../ui/format";
+import { ApprovalCard, type GroupOutcome } from "./ApprovalCard";
+import { answerError } from "./useAnswer";
+
+type Props = { size: number; group: string; items: Interaction[] };
+
+// ApprovalGroup is the box of the parallel calls one model turn asked for:
+// approve or deny them all in one request (each is still answered on its
+// own, so one refused call does not hold back the others), or decide each
+// call on its card.
+export function ApprovalGroup({ size, group, items }: Props) {
+  const { api, refreshLists } = useServices();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [outcomes, setOutcomes] = useState<Record<string, GroupOutcome>>({});
+
+  const open = items.filter((ia) => !outcomes[ia.id]?.decision);
+
+  async function decideAll(decision: "approve" | "deny") {
+    if (open.length === 0) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const results = await api.answerMany(open.map((ia) => ({ id: ia.id, decision, source: surface })));
+      const next: Record<string, GroupOutcome> = { ...outcomes };
+      for (const r of results) {
+        next[r.id] = r.error ? { error: answerError(r.error.code, r.error.message) } : { decision };
+      }
+      setOutcomes(next);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+      void refreshLists();
+    }
+  }
+
+  const waiting = items.length < size ? `, ${items.length} waiting` : "";
+  return (
+    <div className="approval-group" role="group" aria-label={`${size} parallel calls`} data-testid="approval-group" data-group={group}>
+      <div className="approval-group-head">
+        <strong>
+          {size} parallel calls from this turn{waiting}
+        </strong>
+        <span className="spacer" />
+        <button type="button" className="approve" data-testid="approve-all" disabled={busy || open.length === 0} onClick={() => void decideAll("approve")}>
+          Approve all
+        </button>
+        <button type="button" className="deny" data-testid="deny-all" disabled={busy || open.length === 0} onClick={() => void decideAll("deny")}>
+          Deny all
+        </button>
+      </div>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {items.map((ia) => (
+        <ApprovalCard
+          key={ia.id}
+          interactionId={ia.id}
+          tool={ia.tool}
+          risk={ia.risk}
+          arguments={ia.arguments}
+          reason={ia.reason}
+          expiresAt={ia.expires_at || undefined}
+          defaultDecision={ia.default_decision}
+          groupOutcome={outcomes[ia.id]}
+        />
+      ))}
+    </div>
+  );
+}
