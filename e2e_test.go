@@ -42,6 +42,7 @@ type served struct {
 	base string
 	home string
 	logs *lockedBuffer
+	stop func() // SIGTERM, and wait for the exit; also run at cleanup
 }
 
 type lockedBuffer struct {
@@ -65,7 +66,13 @@ var urlRE = regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/\?token=\S+`)
 
 func startServe(t *testing.T, dir string, extraEnv ...string) *served {
 	t.Helper()
-	home := t.TempDir()
+	return startServeAt(t, dir, t.TempDir(), extraEnv...)
+}
+
+// startServeAt starts `steward serve` with its data in home, so that a test
+// can stop it and start another on the same data.
+func startServeAt(t *testing.T, dir, home string, extraEnv ...string) *served {
+	t.Helper()
 	cmd := exec.Command(stewardBin(t), "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	// A clean environment: nothing of the developer's (OPENAI_API_KEY, a
@@ -81,7 +88,7 @@ func startServe(t *testing.T, dir string, extraEnv ...string) *served {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
@@ -93,6 +100,7 @@ func startServe(t *testing.T, dir string, extraEnv ...string) *served {
 			t.Errorf("steward serve did not stop within 10 s of SIGTERM")
 		}
 	})
+	t.Cleanup(stop)
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -108,7 +116,7 @@ func startServe(t *testing.T, dir string, extraEnv ...string) *served {
 	}()
 	select {
 	case u := <-found:
-		return &served{url: u, base: urlRE.FindStringSubmatch(u)[1], home: home, logs: logs}
+		return &served{url: u, base: urlRE.FindStringSubmatch(u)[1], home: home, logs: logs, stop: stop}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("steward serve printed no URL within 30 s; output:\n%s", logs)
 		return nil

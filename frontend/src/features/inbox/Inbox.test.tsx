@@ -53,6 +53,13 @@ describe("groupInbox", () => {
     ]);
   });
 
+  it("orders calls opened in the same millisecond by their nodes", () => {
+    const b = ia("ia_b", { node_id: "n10", group: "n_llm", group_size: 2, created_at: 5 });
+    const a = ia("ia_a", { node_id: "n9", group: "n_llm", group_size: 2, created_at: 5 });
+    const [entry] = groupInbox([b, a]);
+    expect(entry).toMatchObject({ kind: "group", items: [{ id: "ia_a" }, { id: "ia_b" }] });
+  });
+
   it("keeps a group once some of its calls were answered", () => {
     const [entry] = groupInbox([turn[0]!]);
     expect(entry).toMatchObject({ kind: "group", size: 3, items: [{ id: "ia_3" }] });

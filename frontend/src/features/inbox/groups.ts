@@ -34,8 +34,15 @@ export function groupInbox(inbox: Interaction[]): InboxEntry[] {
     }
     if (placed.has(k)) continue;
     placed.add(k);
-    const ordered = [...items].reverse().sort((a, b) => a.created_at - b.created_at);
+    // Node ids number the run's nodes in the order they opened ("n4" before
+    // "n5"): the order of the model's calls, even within one millisecond.
+    const ordered = [...items].sort((a, b) => nodeNumber(a.node_id) - nodeNumber(b.node_id) || a.created_at - b.created_at);
     out.push({ kind: "group", key: `group:${k}`, runId: ia.run_id, group: ia.group!, size, items: ordered });
   }
   return out;
+}
+
+function nodeNumber(id: string): number {
+  const n = Number.parseInt(id.replace(/^n/, ""), 10);
+  return Number.isNaN(n) ? 0 : n;
 }
