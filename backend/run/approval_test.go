@@ -258,3 +258,27 @@ func (h *harness) exists(t *testing.T, name string) bool {
 	_, err := os.Stat(filepath.Join(h.ws, name))
 	return err == nil
 }
+
+// A run waiting on a person holds up nobody else: another run starts,
+// works and completes meanwhile, and the first goes on when answered.
+func TestWaitingRunBlocksNoOther(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fixed(scripted(t, oneWrite)))
+	waiting := h.start(t, testAgent(), "write")
+	it := h.pending(t, waiting.ID)
+	a := testAgent()
+	a.Mode = "auto"
+	other := h.start(t, a, "write too")
+	if end := h.waitEnd(t, other.ID, 5*time.Second); end.Status != string(run.Completed) {
+		t.Fatalf("the other run ended %s", end.Status)
+	}
+	if got := h.get(t, waiting.ID); got.Status != string(run.Waiting) {
+		t.Fatalf("the first run is %s, want still waiting", got.Status)
+	}
+	if _, err := h.in.Answer(context.Background(), it.ID, inbox.Decision{Decision: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := h.waitEnd(t, waiting.ID, 5*time.Second); end.Status != string(run.Completed) {
+		t.Fatalf("the first run ended %s", end.Status)
+	}
+}

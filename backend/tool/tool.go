@@ -37,6 +37,30 @@ type Env struct {
 	RunID string
 	// Workspace is the absolute, symlink-resolved root the call is confined to.
 	Workspace string
+	// Files is the run's record of what its file tools read and changed;
+	// nil when nothing is tracked (a tool called outside a run).
+	Files Files
+}
+
+// Files tracks the workspace files of one run for its file tools: what the
+// run has read (a file that exists may only be changed after the run read
+// it, and only while it still has the content read), and every change the
+// tools make, with the content before and after, for review and undo.
+// Paths are relative to the workspace, slash-separated, as workspace.Rel
+// gives them. Its methods are safe for concurrent use.
+type Files interface {
+	// Read notes that the call read path, whose whole content is content
+	// (also when it returned only some lines).
+	Read(path string, content []byte)
+	// CheckWrite returns nil when the call may replace path, whose current
+	// content is current (exists false: there is no such file, and it may
+	// be created). Otherwise its error tells the model what to do: read
+	// the file (again) first.
+	CheckWrite(path string, current []byte, exists bool) error
+	// Changed records a change the call made: the content before (nil: it
+	// did not exist) and after (nil: deleted). The new content counts as
+	// read: the run may change the file again without reading it.
+	Changed(path string, before, after []byte) error
 }
 
 // Result is what the model receives.

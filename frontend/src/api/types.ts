@@ -106,6 +106,7 @@ export type StartRun = {
   workspace: string;
   unattended?: boolean;
   break_before?: string[];
+  mode?: PermissionMode; // overrides the agent's permission mode for this run
 };
 
 export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "fork" | "retry" | "skip";

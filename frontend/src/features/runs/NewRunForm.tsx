@@ -2,7 +2,16 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { useApp, useServices } from "../../store/context";
 import { DemoLabel } from "../../ui/StatusBadge";
 import { errorMessage } from "../../ui/format";
+import type { PermissionMode as Mode } from "../../api/types";
 import { FolderPicker } from "./FolderPicker";
+
+// What each permission mode lets run without asking, for the mode picker.
+const modes: { value: Mode; label: string }[] = [
+  { value: "ask", label: "ask: reads run, everything else asks" },
+  { value: "edits", label: "edits: reads and workspace writes run" },
+  { value: "plan", label: "plan: read-only tools only" },
+  { value: "auto", label: "auto: everything runs (still confined)" },
+];
 
 // NewRunForm starts a run of an agent on a workspace, then selects it.
 export function NewRunForm() {
@@ -16,6 +25,8 @@ export function NewRunForm() {
   const [agentId, setAgentId] = useState<string | null>(null);
   const [workspace, setWorkspace] = useState<string | null>(null);
   const [instructions, setInstructions] = useState("");
+  // "" runs in the agent's own mode.
+  const [mode, setMode] = useState<Mode | "">("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [picking, setPicking] = useState(false);
@@ -48,7 +59,7 @@ export function NewRunForm() {
     setBusy(true);
     setError(undefined);
     try {
-      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws });
+      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws, ...(mode ? { mode } : {}) });
       addRun(run);
       select(run.id);
       setInstructions("");
@@ -115,6 +126,17 @@ export function NewRunForm() {
         </div>
         {picking && <FolderPicker id={pickerId} start={ws} onChoose={choose} onClose={closePicker} />}
       </div>
+      <label className="field">
+        <span>Permissions</span>
+        <select aria-label="Permission mode" value={mode} onChange={(e) => setMode(e.target.value as Mode | "")}>
+          <option value="">{agent ? `the agent's (${agent.mode})` : "the agent's"}</option>
+          {modes.map((m) => (
+            <option key={m.value} value={m.value}>
+              {m.label}
+            </option>
+          ))}
+        </select>
+      </label>
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || !selectedId}>
           Start run
