@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,7 +37,10 @@ import (
 	"steward/backend/store"
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
+	"steward/backend/tools/git"
 	"steward/backend/tools/interact"
+	"steward/backend/tools/shell"
+	"steward/backend/workspace"
 	"steward/frontend"
 )
 
@@ -113,6 +118,7 @@ type services struct {
 	runs   *run.Service
 	agents *agent.Service
 	models *config.Models
+	blobs  *workspace.Blobs
 	logger *log.Logger
 }
 
@@ -128,11 +134,18 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		return nil, err
 	}
 	tools := tool.NewRegistry()
-	for _, t := range append(fstools.Tools(), interact.Tools()...) {
+	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(), interact.Tools()) {
 		if err := tools.Register(t); err != nil {
 			st.Close()
 			return nil, err
 		}
+	}
+	// run_command keeps its own deadline (timeout_s, up to 30 min) and stops
+	// its processes itself; the registry's must not cut it short. Config
+	// may still set another.
+	if err := tools.SetTimeout(shell.RunCommand, shell.CallTimeout); err != nil {
+		st.Close()
+		return nil, err
 	}
 	for name, d := range cfg.ToolTimeouts {
 		if err := tools.SetTimeout(name, d); err != nil {
@@ -142,14 +155,19 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	in := inbox.New(st, tools, func() string { return newID("ia") })
 	models := config.NewModels(cfg)
+	blobs, err := workspace.NewBlobs(filepath.Join(cfg.Home, "blobs"))
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Price: config.NewPrices(cfg.Prices).Cost, Rules: cfg.Rules, Grants: st})
+		Price: config.NewPrices(cfg.Prices).Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()
 		return nil, err
 	}
-	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, logger: logger}, nil
+	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs, logger: logger}, nil
 }
 
 func (s *services) close() {
@@ -213,7 +231,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 	h := api.New(api.Config{
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
-		Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
+		Blobs: s.blobs, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

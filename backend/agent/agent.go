@@ -175,7 +175,8 @@ func Default() Agent {
 		SystemPrompt: "You are Steward's workspace assistant. You work inside the user's workspace folder through tools. " +
 			"Paths are relative to the workspace. Read before you change things, explain what you do in a sentence, " +
 			"and stop when the task is done.",
-		Tools:    []string{"list_dir", "read_file", "write_file", "ask_user", "update_plan"},
+		Tools: []string{"list_dir", "read_file", "glob", "grep", "write_file", "edit_file", "apply_patch",
+			"run_command", "git_status", "git_diff", "git_log", "git_commit", "ask_user", "update_plan"},
 		Mode:     ModeAsk,
 		MaxSteps: DefaultMaxSteps,
 		Script:   "demo",

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,9 +11,7 @@ import (
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	known := func(n string) bool {
-		return n == "read_file" || n == "write_file" || n == "list_dir" || n == "ask_user" || n == "update_plan"
-	}
+	known := func(n string) bool { return slices.Contains(Default().Tools, n) }
 	tests := []struct {
 		name   string
 		change func(a *Agent)

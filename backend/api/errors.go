@@ -9,6 +9,7 @@ import (
 	"steward/backend/inbox"
 	"steward/backend/run"
 	"steward/backend/store"
+	"steward/backend/workspace"
 )
 
 // Error codes of the API; stable, part of the contract.
@@ -30,6 +31,8 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// Conflicts are the files that stopped an undo, revert or rewind.
+	Conflicts []workspace.Conflict
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -51,6 +54,8 @@ func classify(err error) *Error {
 		return errorf(http.StatusNotFound, CodeNotFound, err.Error())
 	case errors.Is(err, inbox.ErrAnswered):
 		return errorf(http.StatusConflict, CodeConflict, "already answered")
+	case errors.Is(err, run.ErrNoJournal):
+		return errorf(http.StatusNotImplemented, CodeUnsupported, err.Error())
 	case errors.Is(err, run.ErrShuttingDown):
 		return errorf(http.StatusServiceUnavailable, CodeUnavailable, err.Error())
 	case errors.Is(err, store.ErrConflict):
@@ -61,8 +66,9 @@ func classify(err error) *Error {
 
 type errorBody struct {
 	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code      string               `json:"code"`
+		Message   string               `json:"message"`
+		Conflicts []workspace.Conflict `json:"conflicts,omitempty"`
 	} `json:"error"`
 }
 
@@ -72,7 +78,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.cfg.Logf("api: %s %s: %v", r.Method, r.URL.Path, err)
 	}
 	var b errorBody
-	b.Error.Code, b.Error.Message = e.Code, e.Message
+	b.Error.Code, b.Error.Message, b.Error.Conflicts = e.Code, e.Message, e.Conflicts
 	writeJSON(w, e.Status, b)
 }
 

@@ -195,7 +195,8 @@ func TestAgentsCRUD(t *testing.T) {
 		names = append(names, s.Name+":"+string(s.Risk))
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"ask_user:read", "list_dir:read", "read_file:read", "update_plan:read", "write_file:write"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"apply_patch:write", "ask_user:read", "edit_file:write", "git_commit:write", "git_diff:read", "git_log:read",
+		"git_status:read", "glob:read", "grep:read", "list_dir:read", "read_file:read", "run_command:exec", "update_plan:read", "write_file:write"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,7 +30,10 @@ import (
 	"steward/backend/store"
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
+	"steward/backend/tools/git"
 	"steward/backend/tools/interact"
+	"steward/backend/tools/shell"
+	"steward/backend/workspace"
 )
 
 // Every test ends its servers, runs, stores and clients, so nothing may be
@@ -75,7 +79,7 @@ func newEnv(t *testing.T) *env {
 		}
 	})
 	tools := tool.NewRegistry()
-	for _, tl := range append(fstools.Tools(), interact.Tools()...) {
+	for _, tl := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(), interact.Tools()) {
 		if err := tools.Register(tl); err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +87,11 @@ func newEnv(t *testing.T) *env {
 	in := inbox.New(st, tools, func() string { return newID("ia") })
 	models := config.NewModels(config.Config{Home: t.TempDir(), Discover: false})
 	models.ChunkDelay = 0
-	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: t.Logf, Grants: st})
+	blobs, err := workspace.NewBlobs(filepath.Join(t.TempDir(), "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: t.Logf, Grants: st, Blobs: blobs})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 		defer cancel()
@@ -98,7 +106,7 @@ func newEnv(t *testing.T) *env {
 
 	h := api.New(api.Config{
 		Token: token, Version: "test", DefaultWorkspace: t.TempDir(),
-		Runs: runs, Inbox: in, Store: st, Agents: agents, Models: models, Tools: tools,
+		Runs: runs, Inbox: in, Store: st, Agents: agents, Models: models, Tools: tools, Blobs: blobs,
 		Bus: bus, UI: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Steward</title>")}},
 		Logf: t.Logf,
 	})

@@ -29,6 +29,8 @@ type Runs interface {
 	Start(ctx context.Context, p run.StartParams) (store.Run, error)
 	Command(ctx context.Context, runID string, c run.Command) (run.CommandResult, error)
 	NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Message, error)
+	FileChanges(ctx context.Context, runID string) ([]store.FileChange, error)
+	Restore(ctx context.Context, runID string, p run.RestoreParams) (run.RestoreResult, error)
 }
 
 // Answerer answers interactions.
@@ -84,9 +86,17 @@ type Config struct {
 	Agents    Agents
 	Models    Models
 	Tools     Catalog
-	Bus       *event.Bus
-	UI        fs.FS
-	Logf      func(format string, args ...any)
+	// Blobs holds the contents of changed files, for their diffs; nil shows
+	// changes without diffs.
+	Blobs Blobs
+	Bus   *event.Bus
+	UI    fs.FS
+	Logf  func(format string, args ...any)
+}
+
+// Blobs returns a kept file content by its sum.
+type Blobs interface {
+	Get(sum string) ([]byte, error)
 }
 
 // Server is the HTTP handler. Set its port with SetPort once the listener

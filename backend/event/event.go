@@ -41,6 +41,7 @@ const (
 	RunForked         Type = "run.forked"         // RunForkedData
 	RunLimits         Type = "run.limits"         // RunLimitsData
 	RunPlan           Type = "run.plan"           // RunPlanData
+	FileChanged       Type = "file.changed"       // FileChangedData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics

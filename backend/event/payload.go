@@ -292,3 +292,33 @@ type ApprovalDecidedData struct {
 	Text    string   `json:"text,omitempty"`
 	Choices []string `json:"choices,omitempty"`
 }
+
+// Sources of a file change.
+const (
+	FileByTool     = "tool"     // a file tool of the run (write_file, edit_file...)
+	FileByCommand  = "command"  // seen while a command of the run ran (run_command, git_commit)
+	FileByExternal = "external" // seen while no tool of the run ran: a person, another program
+	FileByUndo     = "undo"     // an undo, revert or rewind
+)
+
+// FileChangedData records one change of one workspace file: the journal.
+// Contents are named by their SHA-256 (hex), kept as blobs in the data
+// directory; an empty Before means the file did not exist, an empty After
+// that it was deleted.
+type FileChangedData struct {
+	Path   string `json:"path"` // relative to the workspace, slash-separated
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	// BeforeUnknown is set when the content before is not known (a file
+	// the run had never seen, changed by a command or outside): such a
+	// change cannot be undone.
+	BeforeUnknown bool   `json:"before_unknown,omitempty"`
+	Size          int64  `json:"size"` // bytes after
+	Source        string `json:"source"`
+	// Op groups the changes undone together: the tool node that made them,
+	// or the id of an undo, revert or rewind.
+	Op string `json:"op"`
+	// Undoes names what an undo, revert or rewind took back: an op, "run",
+	// or "from:<node>".
+	Undoes string `json:"undoes,omitempty"`
+}

@@ -86,12 +86,42 @@ func decide(in Input) Decision {
 		return Decision{Effect: Deny, Reason: "mode plan: " + string(in.Risk) + " tool " + in.Tool +
 			" is not available while planning; only read-only tools run"}
 	}
+	if in.Tool == "apply_patch" {
+		return decidePatch(in)
+	}
 	key, isPath := keyArgument(in.Tool, in.Args)
 	if isPath {
 		key = relative(key, in.Workspace)
 	}
 	if r, ok := matchRules(in.Rules, in.Tool, key, isPath); ok {
 		return Decision{Effect: r.Effect, Reason: r.String()}
+	}
+	return decideMode(in)
+}
+
+// decidePatch decides a patch by every file it touches: a rule that denies
+// (or asks about) any of them decides for the whole patch, and rules allow
+// it only when each file has a rule that allows it. Otherwise the mode
+// decides. A rule on *.env thus holds for apply_patch as for write_file.
+func decidePatch(in Input) Decision {
+	var strongest Rule
+	found, allAllowed := false, true
+	paths := patchPaths(in.Args)
+	for _, p := range paths {
+		r, ok := matchRules(in.Rules, in.Tool, relative(p, in.Workspace), true)
+		if !ok {
+			allAllowed = false
+			continue
+		}
+		if !found || rank(r.Effect) > rank(strongest.Effect) {
+			strongest, found = r, true
+		}
+	}
+	switch {
+	case found && strongest.Effect != Allow:
+		return Decision{Effect: strongest.Effect, Reason: strongest.String()}
+	case found && allAllowed && len(paths) > 0:
+		return Decision{Effect: Allow, Reason: strongest.String()}
 	}
 	return decideMode(in)
 }

@@ -16,6 +16,19 @@ func TestDecide(t *testing.T) {
 	askSrc := Rule{Effect: Ask, Tool: "*", Match: "src/**", Source: SourceRun}
 	allowSrc := Rule{Effect: Allow, Tool: "write_file", Match: "src/**", Source: SourceConfig}
 	allowAll := Rule{Effect: Allow, Tool: "*"}
+	denyEnvAny := Rule{Effect: Deny, Tool: "*", Match: "*.env"}
+	// patch is a unified diff changing a and, when given, creating b.
+	patch := func(a, b string) json.RawMessage {
+		p := "--- a/" + a + "\t2026-01-01\n+++ b/" + a + "\n@@ -1 +1 @@\n-x\n+y\n"
+		if strings.HasPrefix(a, "/") {
+			p = "--- " + a + "\n+++ " + a + "\n@@ -1 +1 @@\n-x\n+y\n"
+		}
+		if b != "" {
+			p += "--- /dev/null\n+++ \"b/" + b + "\"\n@@ -0,0 +1 @@\n+z\n"
+		}
+		q, _ := json.Marshal(map[string]string{"patch": p})
+		return q
+	}
 	grantA := Rule{Effect: Allow, Tool: "write_file", Match: ExactMatch("write_file", args(`{"path":"/w/./a.txt"}`), "/w"), Source: "grant run gr_1"}
 	grantCmd := Rule{Effect: Allow, Tool: "run_command", Match: ExactMatch("run_command", args(`{"command":"ls *.go"}`), ""), Source: "grant agent gr_2"}
 	tests := []struct {
@@ -110,6 +123,24 @@ func TestDecide(t *testing.T) {
 			Deny, "nobody to ask, so rule ask * src/** (run) is denied"},
 		{"unattended allow rule runs", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Rules: []Rule{allowAll}, Unattended: true}, Allow, "rule allow"},
 		{"unattended auto runs", Input{Mode: "auto", Tool: "rm", Risk: tool.RiskDestructive, Unattended: true}, Allow, "mode auto"},
+		// apply_patch: every file the patch touches counts.
+		{"patch: a denied file denies the patch", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("src/a.go", ".env"),
+			Rules: []Rule{denyEnvAny}}, Deny, "rule deny * *.env"},
+		{"patch: one file asked about asks", Input{Mode: "auto", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("README", "src/a.go"),
+			Rules: []Rule{askSrc}}, Ask, "rule ask * src/**"},
+		{"patch: allowed only when every file is", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("src/a.go", "README"),
+			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: "src/**"}}}, Ask, "mode ask"},
+		{"patch: all files allowed", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("src/a.go", "src/b.go"),
+			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: "src/**"}}}, Allow, "rule allow apply_patch src/**"},
+		{"patch: absolute paths are workspace paths", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("/w/.env", ""),
+			Workspace: "/w", Rules: []Rule{denyEnvAny}}, Deny, "rule deny"},
+		{"patch: no rule, the mode", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", "")}, Allow, "mode edits"},
+		{"patch: grant of its one file", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", ""),
+			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: ExactMatch("apply_patch", patch("a.txt", ""), ""), Source: "grant run gr_5"}}}, Allow, "gr_5"},
+		{"patch: a one-file grant does not cover two", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", "b.txt"),
+			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: ExactMatch("apply_patch", patch("a.txt", ""), ""), Source: "grant run gr_5"}}}, Ask, "mode ask"},
+		{"patch: a two-file grant matches nothing", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", ""),
+			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: ExactMatch("apply_patch", patch("a.txt", "b.txt"), ""), Source: "grant run gr_6"}}}, Ask, "mode ask"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

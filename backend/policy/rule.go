@@ -242,6 +242,15 @@ func relative(key, workspace string) string {
 // the call has no key argument.
 func ExactMatch(toolName string, args json.RawMessage, workspace string) string {
 	key, isPath := keyArgument(toolName, args)
+	if toolName == "apply_patch" {
+		// A grant holds for patches of the one file this patch changes; a
+		// patch of several files has no such key, and its grant matches
+		// none (answer for any argument to allow every patch).
+		key, isPath = "\x00several files", true
+		if ps := patchPaths(args); len(ps) == 1 {
+			key = ps[0]
+		}
+	}
 	if isPath {
 		key = relative(key, workspace)
 	}
@@ -254,4 +263,38 @@ func ExactMatch(toolName string, args json.RawMessage, workspace string) string 
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// patchPaths returns the files a unified diff (apply_patch's patch) names
+// in its ---/+++ headers, a/ and b/ prefixes removed, /dev/null left out.
+func patchPaths(args json.RawMessage) []string {
+	var a struct {
+		Patch string `json:"patch"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, line := range strings.Split(a.Patch, "\n") {
+		if !strings.HasPrefix(line, "--- ") && !strings.HasPrefix(line, "+++ ") {
+			continue
+		}
+		name := strings.TrimSpace(line[4:])
+		if i := strings.IndexByte(name, '\t'); i >= 0 {
+			name = name[:i] // a timestamp follows
+		}
+		name = strings.Trim(name, `"`)
+		if name == "/dev/null" || name == "" {
+			continue
+		}
+		if strings.HasPrefix(name, "a/") || strings.HasPrefix(name, "b/") {
+			name = name[2:]
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -33,6 +33,8 @@ type active struct {
 	resolve string
 	// brokeAt remembers the calls a breakpoint already stopped before.
 	brokeAt map[string]bool
+	// files is the run's journal and watcher; nil without Config.Blobs.
+	files *files
 }
 
 func newActive(svc *Service, st *runState, cancel context.CancelCauseFunc) *active {

@@ -223,6 +223,7 @@ func TestApproval(t *testing.T) {
 			"approval.decided n4 approve",
 			"run.status running",
 			"tool.executing",
+			"file.changed n4 out.txt", // the journal, before the node ends
 			"finish n4 succeeded",
 			"start n5 llm parent=n1 after=n4", "finish n5 succeeded",
 			"finish n1 succeeded", "run.status completed",

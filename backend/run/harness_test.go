@@ -24,6 +24,7 @@ import (
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
 	"steward/backend/tools/interact"
+	"steward/backend/workspace"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -139,7 +140,11 @@ func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
 		}
 	}
 	h.in = inbox.New(st, h.reg, func() string { return newID("ia") })
-	h.cfg = run.Config{Store: st, Approver: h.in, Tools: h.reg, Models: m, NewID: newID, Logf: t.Logf}
+	blobs, err := workspace.NewBlobs(filepath.Join(filepath.Dir(h.path), "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cfg = run.Config{Store: st, Approver: h.in, Tools: h.reg, Models: m, NewID: newID, Logf: t.Logf, Blobs: blobs}
 	h.svc = h.service(t, nil)
 	h.m, h.tls = m, extra
 	return h
@@ -358,6 +363,8 @@ func trace(t *testing.T, evs []event.Event) []string {
 			out = append(out, fmt.Sprintf("approval.requested %s %s", ev.NodeID, decode[event.ApprovalRequestedData](t, ev).Tool))
 		case event.ApprovalDecided:
 			out = append(out, fmt.Sprintf("approval.decided %s %s", ev.NodeID, decode[event.ApprovalDecidedData](t, ev).Decision))
+		case event.FileChanged:
+			out = append(out, fmt.Sprintf("file.changed %s %s", ev.NodeID, decode[event.FileChangedData](t, ev).Path))
 		default:
 			out = append(out, string(ev.Type))
 		}
@@ -404,7 +411,7 @@ func checkLog(t *testing.T, evs []event.Event) {
 		case event.RunStatus:
 			if run.Status(decode[event.RunStatusData](t, ev).Status).Terminal() {
 				terminal++
-				if i != len(evs)-1 {
+				if i != len(evs)-1 && !onlyAfterTheEnd(evs[i+1:]) {
 					t.Errorf("seq %d: terminal run.status is not the last event", ev.Seq)
 				}
 			}
@@ -458,3 +465,17 @@ func toolMessage(t *testing.T, req llm.Request, callID string) llm.Message {
 
 // inboxApprove is a plain approval.
 var inboxApprove = inbox.Decision{Decision: "approve"}
+
+// onlyAfterTheEnd reports whether evs are events a run may get after its
+// end: forks taken from it, and undos of its file changes.
+func onlyAfterTheEnd(evs []event.Event) bool {
+	for _, ev := range evs {
+		switch {
+		case ev.Type == event.RunForked:
+		case ev.Type == event.FileChanged && ev.NodeID == "":
+		default:
+			return false
+		}
+	}
+	return true
+}

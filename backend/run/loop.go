@@ -120,6 +120,9 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 		a.mu.Unlock()
 		return false
 	}
+	if a.files != nil {
+		a.files.done = true // the watcher records nothing after the run's end
+	}
 	st, reason, msg, rootStatus := Completed, "", "", event.NodeSucceeded
 	switch {
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):

@@ -45,6 +45,8 @@ type Store interface {
 	ReleaseLease(ctx context.Context, runID, owner string) error
 	LeaseHolder(ctx context.Context, runID string) (string, bool, error)
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
+	FileChanges(ctx context.Context, runID string) ([]store.FileChange, error)
+	NodeSeq(ctx context.Context, runID, nodeID string) (int64, error)
 }
 
 // Approver opens approvals and questions and waits for their answers.
@@ -114,6 +116,9 @@ type Config struct {
 	// Grants are looked up before a call would ask for approval; nil means
 	// none are saved.
 	Grants Grants
+	// Blobs keeps the contents of the files runs change, for review and
+	// undo; nil turns the journal and the file watcher off.
+	Blobs *workspace.Blobs
 }
 
 // Service runs agents.
@@ -126,6 +131,9 @@ type Service struct {
 	active map[string]*active
 	closed bool       // set by Shutdown: no run starts after it
 	cmdMu  sync.Mutex // commands apply one at a time, so a repeated id applies once
+	// restoreMu makes restores of files one at a time: each checks the
+	// disk, then writes.
+	restoreMu sync.Mutex
 
 	owner     string    // this process as a lease holder
 	heartbeat sync.Once // starts renewLeases with the first lease
@@ -352,6 +360,7 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 		if then != nil {
 			then(a)
 		}
+		defer s.watchFiles(a)()
 		s.drive(runCtx, a)
 	}()
 	return a, nil

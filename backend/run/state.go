@@ -54,6 +54,9 @@ type runState struct {
 	tokens int64   // input + output tokens
 	cost   float64 // US dollars
 	workMS int64   // time spent in model and tool calls
+	// files holds what the journal last recorded of each file the run
+	// changed or saw changed (the sum of its content, "" when deleted).
+	files map[string]string
 }
 
 // toolState is what the fold knows of one tool call's node.
@@ -76,7 +79,7 @@ type toolState struct {
 }
 
 func newRunState(id string) *runState {
-	return &runState{id: id, status: Queued, tools: map[string]*toolState{}}
+	return &runState{id: id, status: Queued, tools: map[string]*toolState{}, files: map[string]string{}}
 }
 
 // apply folds one event into the state.
@@ -162,6 +165,10 @@ func (r *runState) apply(ev event.Event) {
 			t.decision, t.feedback, t.source, t.edited = d.Decision, d.Feedback, d.Source, d.Arguments
 			t.answer = interact.Answer(d.Text, d.Choices)
 		}
+	case event.FileChanged:
+		var d event.FileChangedData
+		_ = ev.Decode(&d)
+		r.files[d.Path] = d.After
 	case event.NodeFinished:
 		var d event.NodeFinishedData
 		_ = ev.Decode(&d)

@@ -13,6 +13,7 @@ import (
 	"steward/backend/policy"
 	"steward/backend/tool"
 	"steward/backend/tools/interact"
+	"steward/backend/workspace"
 )
 
 // callTool runs the next tool call: checks, policy, approval, a last safe
@@ -130,6 +131,13 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	if len(ts.edited) > 0 {
 		args = ts.edited // edit, then approve: the person's arguments run
 	}
+	env.Files = a.toolFiles()
+	exec := spec.Risk == tool.RiskExec && a.files != nil
+	if exec {
+		a.files.exec = node // what the watcher sees meanwhile is this command's doing
+	} else if a.files != nil {
+		a.files.calling = true
+	}
 	a.mu.Unlock()
 	// The call is a side effect: everything before it, and the mark that it
 	// starts, must be durable first. After a crash a marked call with no end
@@ -139,6 +147,20 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		return broken(fmt.Errorf("record before %s: %w", call.Name, err))
 	}
 	res, err := s.cfg.Tools.Call(ctx, env, call.Name, args)
+	if exec {
+		a.files.watcher.Flush() // the command's last writes are reported as its own
+	}
+	a.mu.Lock()
+	a.recordToolChangesLocked(node)
+	var deferred []workspace.Changed
+	if a.files != nil {
+		a.files.exec, a.files.calling = "", false
+		deferred, a.files.deferred = a.files.deferred, nil
+	}
+	a.mu.Unlock()
+	if len(deferred) > 0 {
+		s.observe(a, deferred) // what changed meanwhile that the tool did not do
+	}
 	if err == nil && string(args) != string(call.Arguments) {
 		res.Output = "Note: the user edited your arguments before approving; the call ran with " + string(args) + "\n" + res.Output
 	}

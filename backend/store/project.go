@@ -43,9 +43,11 @@ const (
 	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?, answer = ?
 			WHERE id = ? AND run_id = ? AND status = 'pending'`
 	qNodeStatus = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
+	qFileChange = `INSERT INTO file_changes(run_id, seq, node_id, op, path, before, after, before_unknown, size, source, undoes, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qForkEdge, qStep, qFinishNode, qAttempt, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus}
+var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qForkEdge, qStep, qFinishNode, qAttempt, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus, qFileChange}
 
 func forkedFrom(r *event.NodeRef) string {
 	if r == nil {
@@ -174,6 +176,15 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
+		return err
+
+	case event.FileChanged:
+		var d event.FileChangedData
+		if err := decode(&d); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, qFileChange, ev.RunID, ev.Seq, ev.NodeID, d.Op, d.Path, d.Before, d.After,
+			d.BeforeUnknown, d.Size, d.Source, d.Undoes, ev.TS)
 		return err
 
 	case event.LLMAttempt:

@@ -436,3 +436,24 @@ func TestLeases(t *testing.T) {
 		t.Error("a could not take a released lease")
 	}
 }
+
+func TestFileChangesProjection(t *testing.T) {
+	t.Parallel()
+	st, _ := open(t, nil)
+	ctx := context.Background()
+	mustAppend(t, st, event.New("run_f", event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{Name: "a"}, Workspace: "/ws", Mode: "ask", MaxSteps: 3}))
+	mustAppend(t, st, event.New("run_f", event.FileChanged, "n4", event.FileChangedData{Path: "a.txt", After: "aa", Size: 3, Source: event.FileByTool, Op: "n4"}))
+	mustAppend(t, st, event.New("run_f", event.FileChanged, "", event.FileChangedData{Path: "b.txt", After: "bb", BeforeUnknown: true, Size: 5, Source: event.FileByExternal, Op: "x1"}))
+	mustAppend(t, st, event.New("run_f", event.FileChanged, "", event.FileChangedData{Path: "a.txt", Before: "aa", Source: event.FileByUndo, Op: "u1", Undoes: "n4"}))
+	got, err := st.FileChanges(ctx, "run_f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Seq != 2 || got[0].NodeID != "n4" || got[0].After != "aa" || got[0].Before != "" ||
+		!got[1].BeforeUnknown || got[1].Source != "external" || got[2].Undoes != "n4" || got[2].After != "" || got[2].CreatedAt == 0 {
+		t.Fatalf("journal %+v", got)
+	}
+	if none, err := st.FileChanges(ctx, "run_none"); err != nil || len(none) != 0 {
+		t.Fatalf("no run: %v, %v", none, err)
+	}
+}

@@ -199,7 +199,9 @@ func (r *Registry) Call(ctx context.Context, env Env, name string, args json.Raw
 }
 
 // toolGrace is how long Call waits, after the deadline, for a tool to notice.
-const toolGrace = time.Second
+// It outlasts a command's own stop (SIGTERM, then SIGKILL 2 s later), so a
+// cancelled command is reported when its processes are gone.
+const toolGrace = 3 * time.Second
 
 func (r *Registry) names() []string {
 	out := make([]string, 0, len(r.tools))

@@ -7,6 +7,7 @@ package fs_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 
 // TestEscapesLeaveOutsideUntouched sends every tool through paths that lead
 // out of the workspace and checks that each is refused and that the sentinel
-// directory next to the workspace is unchanged afterwards.
+// directory next to the workspace (and /etc/passwd) is unchanged afterwards;
+// glob and grep over the whole workspace pass its symlinks by.
 func TestEscapesLeaveOutsideUntouched(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -36,6 +38,8 @@ func TestEscapesLeaveOutsideUntouched(t *testing.T) {
 		"chain2":       "../outside",
 		"inside_back":  "../ws/file.txt",
 		"loop":         "loop",
+		"parent_link":  "..",
+		"slash":        "/",
 	}
 	for name, target := range links {
 		symlink(t, target, f.path(name))
@@ -75,26 +79,53 @@ func TestEscapesLeaveOutsideUntouched(t *testing.T) {
 		"x\n/../../outside/new.txt",
 		"file.txt\x00/../../outside/secret.txt",
 		strings.Repeat("a", 256),
+		"parent_link/outside/secret.txt",
+		"parent_link/outside/new.txt",
+		"slash/etc/passwd",
+		"/proc/self/cwd",
+		"/proc/self/root" + f.ws + "/file.txt",
+		"out_dir/../ws/file.txt",
+		"file.txt/../../outside/secret.txt",
+		"sub/up/../secret.txt",
+		strings.Repeat("a/", 2100) + "x",
+		"x\u202e/../../outside/new.txt",
+		"tab\t/../../outside/new.txt",
+		strings.Repeat("../", 50) + "etc/passwd",
+		"//etc/passwd",
+		"/../outside/secret.txt",
+	}
+	if len(paths) < 30 {
+		t.Fatalf("%d escape attempts, want at least 30", len(paths))
 	}
 
 	before := snapshot(t, f.outside)
 	passwd := readFile(t, "/etc/passwd")
 	for _, p := range paths {
-		for _, name := range []string{"write_file", "read_file", "list_dir"} {
-			args := map[string]any{"path": p}
-			if name == "write_file" {
-				args["content"] = "pwned"
-			}
-			res := f.call(t, name, args)
+		for _, c := range escapeCalls(p) {
+			res := f.call(t, c.tool, c.args)
 			if !res.IsError || (res.Code != fs.CodeOutside && res.Code != fs.CodeInvalidPath) {
-				t.Errorf("%s %q = %+v, want %s or %s", name, p, res, fs.CodeOutside, fs.CodeInvalidPath)
+				t.Errorf("%s %q = %+v, want %s or %s", c.tool, p, res, fs.CodeOutside, fs.CodeInvalidPath)
 			}
-			if strings.Contains(res.Output, "must not leak") {
-				t.Errorf("%s %q leaked the sentinel: %q", name, p, res.Output)
-			}
-			if strings.Contains(res.Output, "root:") {
-				t.Errorf("%s %q leaked /etc/passwd", name, p)
-			}
+			leaked(t, c.tool, p, res.Output)
+		}
+	}
+	// Walking the whole workspace passes the links without following them.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"glob", map[string]any{"pattern": "**"}},
+		{"glob", map[string]any{"pattern": "**/*.txt"}},
+		{"grep", map[string]any{"pattern": "sentinel|ro{1}ot:|more"}},
+		{"grep", map[string]any{"pattern": ".", "glob": "**/*"}},
+	} {
+		res := f.call(t, c.tool, c.args)
+		if res.IsError {
+			t.Errorf("%s %v: %s", c.tool, c.args, res.Output)
+		}
+		leaked(t, c.tool, "", res.Output)
+		if strings.Contains(res.Output, "secret.txt") || strings.Contains(res.Output, "more.txt") {
+			t.Errorf("%s %v lists a file outside: %q", c.tool, c.args, res.Output)
 		}
 	}
 	if diff := cmp.Diff(before, snapshot(t, f.outside)); diff != "" {
@@ -109,5 +140,40 @@ func TestEscapesLeaveOutsideUntouched(t *testing.T) {
 	}
 	if len(entries) != 2 {
 		t.Errorf("%d entries next to the workspace, want ws and outside", len(entries))
+	}
+}
+
+// escapeCall is one tool call that names p.
+type escapeCall struct {
+	tool string
+	args map[string]any
+}
+
+// escapeCalls returns a call of every tool that tries to reach p: to read,
+// list, search, create, change or delete it.
+func escapeCalls(p string) []escapeCall {
+	a, b := strconv.Quote("a/"+p), strconv.Quote("b/"+p)
+	return []escapeCall{
+		{"read_file", map[string]any{"path": p}},
+		{"list_dir", map[string]any{"path": p}},
+		{"write_file", map[string]any{"path": p, "content": "pwned"}},
+		{"edit_file", map[string]any{"path": p, "old_string": "sentinel", "new_string": "pwned"}},
+		{"apply_patch", map[string]any{"patch": "--- " + a + "\n+++ " + b + "\n@@ -1 +1 @@\n-" + strings.TrimSuffix(sentinelContent, "\n") + "\n+pwned\n"}},
+		{"apply_patch", map[string]any{"patch": "--- /dev/null\n+++ " + b + "\n@@ -0,0 +1 @@\n+pwned\n"}},
+		{"apply_patch", map[string]any{"patch": "--- " + a + "\n+++ /dev/null\n@@ -1 +0,0 @@\n-" + strings.TrimSuffix(sentinelContent, "\n") + "\n"}},
+		{"glob", map[string]any{"pattern": "*", "path": p}},
+		{"glob", map[string]any{"pattern": p + "/**"}},
+		{"grep", map[string]any{"pattern": "sentinel|ro{1}ot:", "path": p}},
+	}
+}
+
+// leaked fails the test when output shows what lies outside.
+func leaked(t *testing.T, tool, p, output string) {
+	t.Helper()
+	if strings.Contains(output, "must not leak") {
+		t.Errorf("%s %q leaked the sentinel: %q", tool, p, output)
+	}
+	if strings.Contains(output, "root:") {
+		t.Errorf("%s %q leaked /etc/passwd", tool, p)
 	}
 }

@@ -1,12 +1,30 @@
-// Package fs holds the file tools offered to the model: read_file,
-// write_file and list_dir.
+// Package fs holds the file tools offered to the model: read_file, list_dir,
+// glob and grep, which read the workspace, and write_file, edit_file and
+// apply_patch, which change it.
 //
 // Every call opens the workspace named by its tool.Env, checks the path with
 // workspace.Resolve (for the model-facing message) and then does the I/O
 // through an *os.Root on the resolved name, so a symlink swapped in between
-// cannot lead the call outside the workspace. Failures the model can act on
-// (no such file, outside the workspace, binary file, too large) are results
-// with one of the codes below; anything else is a Go error.
+// cannot lead the call outside the workspace. glob and grep walk the tree
+// through one *os.Root per directory and never follow symlinks. Failures the
+// model can act on (no such file, outside the workspace, binary file, too
+// large, a stale read) are results with one of the codes below; anything
+// else is a Go error.
+//
+// Read before write: when the call's tool.Env has Files, read_file reports
+// every file it read (whole content, also for a range of lines), and the
+// tools that change files read the current content through the *os.Root,
+// ask Files.CheckWrite whether the run may replace it, and report each
+// change with Files.Changed. Between that check and the rename a person may
+// still change the file: the window is one read and one write long, and the
+// journal's watcher sees such a change.
+//
+// Writes are atomic: a temp file named .steward-*.tmp next to the target,
+// renamed over it. A failed write removes its temp file; one left by a crash
+// is hidden from list_dir, glob and grep.
+//
+// grep is the only tool that starts goroutines: a walker and GOMAXPROCS
+// searchers per call, all ended and waited for before the call returns.
 package fs
 
 import (
@@ -32,6 +50,21 @@ const (
 	CodeNotRegular   = "not_regular_file"
 	CodeBinary       = "binary_file"
 	CodeTooLarge     = "too_large"
+	CodeProtected    = "protected"
+	// CodeStaleRead: the file exists and the run has not read it, or it
+	// changed since; the message says to read it (again).
+	CodeStaleRead = "stale_read"
+	// CodeNoMatch: edit_file's old_string is not in the file.
+	CodeNoMatch = "no_match"
+	// CodeAmbiguous: edit_file's old_string occurs more than once.
+	CodeAmbiguous = "ambiguous_match"
+	// CodeInvalidPatch: apply_patch could not parse its patch.
+	CodeInvalidPatch = "invalid_patch"
+	// CodePatchConflict: a hunk of the patch does not apply to the file as
+	// it is, or a file it creates exists, or one it changes does not.
+	CodePatchConflict = "patch_does_not_apply"
+	// CodeInvalidPattern: a glob or regular expression does not compile.
+	CodeInvalidPattern = "invalid_pattern"
 )
 
 // Tools returns the file tools. They are confined to env.Workspace of each
@@ -40,8 +73,12 @@ const (
 func Tools() []tool.Tool {
 	return []tool.Tool{
 		tool.Must(tool.New("read_file", readDescription, tool.RiskRead, adapt(readFile))),
-		tool.Must(tool.New("write_file", writeDescription, tool.RiskWrite, adapt(writeFile))),
 		tool.Must(tool.New("list_dir", listDescription, tool.RiskRead, adapt(listDir))),
+		tool.Must(tool.New("glob", globDescription, tool.RiskRead, adapt(globFiles))),
+		tool.Must(tool.New("grep", grepDescription, tool.RiskRead, adapt(grepFiles))),
+		tool.Must(tool.New("write_file", writeDescription, tool.RiskWrite, adapt(writeFile))),
+		tool.Must(tool.New("edit_file", editDescription, tool.RiskWrite, adapt(editFile))),
+		tool.Must(tool.New("apply_patch", patchDescription, tool.RiskWrite, adapt(applyPatch))),
 	}
 }
 
@@ -54,17 +91,24 @@ func fail(code, format string, args ...any) error {
 	return &failure{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
+// call is what a tool body knows of its call: the workspace and the run's
+// record of files (nil: nothing is tracked, writes are not checked).
+type call struct {
+	ws    *workspace.Root
+	files tool.Files
+}
+
 // adapt turns a tool body, which returns the output or an error, into a
 // tool.Typed function: a *failure becomes a model-visible result, a
 // cancelled context a cancelled result (the registry then says why), any
 // other error stays a Go error.
-func adapt[A any](body func(ctx context.Context, ws *workspace.Root, args A) (string, error)) func(context.Context, tool.Env, A) (tool.Result, error) {
+func adapt[A any](body func(ctx context.Context, c call, args A) (string, error)) func(context.Context, tool.Env, A) (tool.Result, error) {
 	return func(ctx context.Context, env tool.Env, args A) (tool.Result, error) {
 		ws, err := workspace.Open(env.Workspace)
 		if err != nil {
 			return tool.Result{}, err
 		}
-		out, err := body(ctx, ws, args)
+		out, err := body(ctx, call{ws: ws, files: env.Files}, args)
 		var f *failure
 		switch {
 		case errors.As(err, &f):

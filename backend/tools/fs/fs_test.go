@@ -177,6 +177,10 @@ func TestSpecs(t *testing.T) {
 		required []string
 		props    []string
 	}{
+		{"apply_patch", tool.RiskWrite, []string{"patch"}, []string{"patch"}},
+		{"edit_file", tool.RiskWrite, []string{"new_string", "old_string", "path"}, []string{"new_string", "old_string", "path", "replace_all"}},
+		{"glob", tool.RiskRead, []string{"pattern"}, []string{"path", "pattern"}},
+		{"grep", tool.RiskRead, []string{"pattern"}, []string{"case_insensitive", "glob", "max_results", "path", "pattern"}},
 		{"list_dir", tool.RiskRead, nil, []string{"path"}},
 		{"read_file", tool.RiskRead, []string{"path"}, []string{"end_line", "path", "start_line"}},
 		{"write_file", tool.RiskWrite, []string{"content", "path"}, []string{"content", "path"}},
@@ -219,9 +223,13 @@ func TestMissingWorkspace(t *testing.T) {
 	f := newFixture(t)
 	env := tool.Env{RunID: "run1", Workspace: filepath.Join(f.ws, "gone")}
 	calls := map[string]string{
-		"read_file":  `{"path":"a.txt"}`,
-		"write_file": `{"path":"a.txt","content":"x"}`,
-		"list_dir":   `{}`,
+		"read_file":   `{"path":"a.txt"}`,
+		"write_file":  `{"path":"a.txt","content":"x"}`,
+		"list_dir":    `{}`,
+		"edit_file":   `{"path":"a.txt","old_string":"a","new_string":"b"}`,
+		"apply_patch": `{"patch":"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n"}`,
+		"glob":        `{"pattern":"**"}`,
+		"grep":        `{"pattern":"x"}`,
 	}
 	for name, args := range calls {
 		_, err := f.reg.Call(context.Background(), env, name, json.RawMessage(args))

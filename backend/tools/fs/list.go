@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"steward/backend/workspace"
 )
 
 // MaxListEntries caps the entries list_dir shows; the rest are counted.
@@ -24,16 +22,16 @@ type listArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"directory to list, relative to the workspace root; omit for the root"`
 }
 
-func listDir(ctx context.Context, ws *workspace.Root, args listArgs) (string, error) {
+func listDir(ctx context.Context, c call, args listArgs) (string, error) {
 	p := args.Path
 	if p == "" {
 		p = "."
 	}
-	rel, err := resolve(ws, p)
+	rel, err := resolve(c.ws, p)
 	if err != nil {
 		return "", err
 	}
-	root, err := ws.OpenRoot()
+	root, err := c.ws.OpenRoot()
 	if err != nil {
 		return "", err
 	}
@@ -54,6 +52,7 @@ func listDir(ctx context.Context, ws *workspace.Root, args listArgs) (string, er
 	if err != nil {
 		return "", classify(err, rel)
 	}
+	names = slices.DeleteFunc(names, isTemp)
 	slices.Sort(names)
 
 	var b strings.Builder

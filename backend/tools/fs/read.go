@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"steward/backend/tool"
-	"steward/backend/workspace"
 )
 
 // MaxReadBytes caps what read_file returns at once. Past it the model is told
@@ -25,9 +24,15 @@ const MaxReadBytes = 256 << 10
 // binary, as git and grep do.
 const sniffBytes = 8 << 10
 
+// isBinary reports whether data, the start of a file or all of it, looks
+// binary: it has a NUL byte in its first sniffBytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0
+}
+
 const readDescription = `Read a text file in the workspace. The path is relative to the workspace root.
 Without start_line and end_line the whole file is returned as it is, up to 256 KiB; a larger file is refused with its size and line count, and is then read in parts with start_line and end_line (lines count from 1, end_line is inclusive). With a range, the output starts with a header line "path (lines a-b of N)".
-Binary files (a NUL byte in the first 8 KiB) are refused.`
+Binary files (a NUL byte in the first 8 KiB) are refused. Read a file before changing it with write_file, edit_file or apply_patch: changes to files this run has not read (or that changed since) are refused.`
 
 type readArgs struct {
 	Path      string `json:"path" jsonschema:"file to read, relative to the workspace root"`
@@ -35,18 +40,18 @@ type readArgs struct {
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return, inclusive; omit to read to the end of the file"`
 }
 
-func readFile(ctx context.Context, ws *workspace.Root, args readArgs) (string, error) {
+func readFile(ctx context.Context, c call, args readArgs) (string, error) {
 	if args.StartLine < 0 || args.EndLine < 0 {
 		return "", fail(tool.CodeInvalidArguments, "start_line and end_line count from 1")
 	}
 	if args.EndLine > 0 && args.EndLine < max(args.StartLine, 1) {
 		return "", fail(tool.CodeInvalidArguments, "end_line %d is before start_line %d", args.EndLine, max(args.StartLine, 1))
 	}
-	rel, err := resolve(ws, args.Path)
+	rel, err := resolve(c.ws, args.Path)
 	if err != nil {
 		return "", err
 	}
-	root, err := ws.OpenRoot()
+	root, err := c.ws.OpenRoot()
 	if err != nil {
 		return "", err
 	}
@@ -69,12 +74,38 @@ func readFile(ctx context.Context, ws *workspace.Root, args readArgs) (string, e
 		return "", fail(CodeNotRegular, "%s is %s; read_file reads regular files only", rel, kind(fi.Mode()))
 	}
 
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A tracked run needs the whole content for its record; a file too large
+	// to keep is streamed as without a record, and cannot be replaced later.
+	var (
+		src     io.Reader = f
+		whole   []byte
+		tracked = c.files != nil && fi.Size() <= MaxEditBytes
+	)
+	if tracked {
+		whole, err = io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", rel, err)
+		}
+		src = bytes.NewReader(whole)
+		if len(whole) > MaxEditBytes { // it grew since the Stat
+			tracked, src = false, io.MultiReader(src, f)
+		}
+	}
+	out, err := readText(ctx, src, rel, args)
+	if err == nil && tracked {
+		c.files.Read(rel, whole)
+	}
+	return out, err
+}
+
+// readText returns what read_file shows of the file rel, read from src.
+func readText(ctx context.Context, src io.Reader, rel string, args readArgs) (string, error) {
+	br := bufio.NewReaderSize(src, 64<<10)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", fmt.Errorf("read %s: %w", rel, err)
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if isBinary(head) {
 		return "", fail(CodeBinary, "%s looks like a binary file (it has NUL bytes); read_file returns text only", rel)
 	}
 

@@ -8,12 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
-
-	"steward/backend/workspace"
 )
 
-const writeDescription = `Write a text file in the workspace, replacing its whole content, or creating it and any missing parent directories. The path is relative to the workspace root.
-The write is atomic: readers see the old content or the new, never a mix. Read the file first when you mean to change only part of it.`
+const writeDescription = `Create a file in the workspace, or replace the whole content of one; missing parent directories are created. The path is relative to the workspace root.
+Use it for new files and complete rewrites; to change part of an existing file use edit_file (one exact replacement) or apply_patch (a diff, several places or files). An existing file must have been read with read_file first, and not changed since, or the write is refused. The write is atomic: readers see the old content or the new, never a mix.`
 
 type writeArgs struct {
 	Path    string `json:"path" jsonschema:"file to write, relative to the workspace root; missing parent directories are created"`
@@ -27,15 +25,15 @@ const (
 	newDirMode  fs.FileMode = 0o755
 )
 
-func writeFile(ctx context.Context, ws *workspace.Root, args writeArgs) (string, error) {
-	rel, err := resolve(ws, args.Path)
+func writeFile(ctx context.Context, c call, args writeArgs) (string, error) {
+	rel, err := resolve(c.ws, args.Path)
 	if err != nil {
 		return "", err
 	}
 	if rel == "." {
 		return "", fail(CodeIsDirectory, "%s is the workspace root; give the path of a file", args.Path)
 	}
-	root, err := ws.OpenRoot()
+	root, err := c.ws.OpenRoot()
 	if err != nil {
 		return "", err
 	}
@@ -43,38 +41,31 @@ func writeFile(ctx context.Context, ws *workspace.Root, args writeArgs) (string,
 
 	// Resolve followed a symlinked final component to its target, so rel is
 	// the file itself: the rename below replaces it and keeps the link.
-	mode, replaced := newFileMode, false
-	switch fi, err := root.Lstat(rel); {
-	case err == nil && fi.IsDir():
-		return "", fail(CodeIsDirectory, "%s is a directory; give the path of a file", rel)
-	case err == nil && !fi.Mode().IsRegular():
-		return "", fail(CodeNotRegular, "%s is %s; write_file writes regular files only", rel, kind(fi.Mode()))
-	case err == nil:
-		mode, replaced = fi.Mode().Perm(), true
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", classify(err, rel)
+	cur, err := loadCurrent(root, rel, c.files != nil)
+	if err != nil {
+		return "", err
 	}
-
-	dir := path.Dir(rel)
-	madeDirs := false
-	if dir != "." {
-		if _, err := root.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			madeDirs = true
-		}
-		if err := root.MkdirAll(dir, newDirMode); err != nil {
-			return "", classify(err, dir)
-		}
+	if err := c.checkWrite(rel, cur); err != nil {
+		return "", err
+	}
+	madeDirs, err := makeParents(root, rel)
+	if err != nil {
+		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := replace(root, rel, []byte(args.Content), mode, replaced); err != nil {
+	content := []byte(args.Content)
+	if err := replace(root, rel, content, cur.mode, cur.exists); err != nil {
 		return "", classify(err, rel)
+	}
+	if err := c.changed(rel, cur, content); err != nil {
+		return "", err
 	}
 
 	what := "created"
 	switch {
-	case replaced:
+	case cur.exists:
 		what = "replaced the previous content"
 	case madeDirs:
 		what = "created, with its missing parent directories"
@@ -87,7 +78,7 @@ func writeFile(ctx context.Context, ws *workspace.Root, args writeArgs) (string,
 // to the old file keeps the old content. keepMode sets mode exactly, past
 // the umask, for a file being replaced.
 func replace(root *os.Root, name string, data []byte, mode fs.FileMode, keepMode bool) (err error) {
-	tmp := path.Join(path.Dir(name), ".steward-"+rand.Text()[:12]+".tmp")
+	tmp := path.Join(path.Dir(name), tempPrefix+rand.Text()[:12]+tempSuffix)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err

@@ -11,10 +11,13 @@ import type {
   DirList,
   ErrorBody,
   EventPage,
+  FileConflict,
+  FilesView,
   Grant,
   Info,
   Interaction,
   NodeDetail,
+  RestoreResult,
   Run,
   StartRun,
 } from "./types";
@@ -22,16 +25,19 @@ import type {
 // ApiError is a failed API call. code is the server's stable code
 // (invalid, unauthorized, forbidden, not_found, method_not_allowed,
 // conflict, too_large, internal, unavailable), or "network" when no answer
-// arrived.
+// arrived. conflicts lists the files that stopped an undo, revert or rewind
+// (code conflict); it is empty for every other error.
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
+  readonly conflicts: readonly FileConflict[];
 
-  constructor(code: string, message: string, status: number) {
+  constructor(code: string, message: string, status: number, conflicts: readonly FileConflict[] = []) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.status = status;
+    this.conflicts = conflicts;
   }
 }
 
@@ -99,6 +105,15 @@ export function createApi(opts: ClientOptions = {}) {
     revokeGrant: (id: string) => request<void>("DELETE", `/grants/${q(id)}`),
     // dirs lists the subfolders of an absolute path (or ~); "" is the home folder.
     dirs: (path = "") => request<DirList>("GET", "/fs/dirs" + query({ path })),
+    // runFiles is the files a run changed (or saw changed), with diffs.
+    runFiles: (runId: string) => request<FilesView>("GET", `/runs/${q(runId)}/files`),
+    // undoFiles, revertFiles and rewindFiles take file changes back: one op,
+    // the whole run, or a node's and everything after it. A conflict (an
+    // ApiError with code conflict and its conflicts) means nothing was written.
+    undoFiles: (runId: string, op: string) => request<RestoreResult>("POST", `/runs/${q(runId)}/files/undo`, { op }),
+    revertFiles: (runId: string) => request<RestoreResult>("POST", `/runs/${q(runId)}/files/revert`, {}),
+    rewindFiles: (runId: string, nodeId: string) =>
+      request<RestoreResult>("POST", `/runs/${q(runId)}/files/rewind`, { node_id: nodeId }),
   };
 }
 
@@ -114,14 +129,16 @@ function query(params: Record<string, string | number | undefined>): string {
 async function toError(res: Response): Promise<ApiError> {
   let code = statusCodes[res.status] ?? "internal";
   let message = `${res.status} ${res.statusText}`.trim();
+  let conflicts: FileConflict[] = [];
   try {
     const body = (await res.json()) as Partial<ErrorBody>;
     if (body.error?.code) code = body.error.code;
     if (body.error?.message) message = body.error.message;
+    if (Array.isArray(body.error?.conflicts)) conflicts = body.error.conflicts;
   } catch {
     // Not a JSON error body (a proxy's page, say): keep the HTTP status.
   }
-  return new ApiError(code, message, res.status);
+  return new ApiError(code, message, res.status, conflicts);
 }
 
 // The code an error answer has when its body says none.

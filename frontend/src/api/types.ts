@@ -1,6 +1,11 @@
 // Wire types of the Steward HTTP and WebSocket API (v1), mirroring
 // docs/api.md and the Go structs one to one. Times are Unix milliseconds.
 
+import type { FileConflict } from "./fileTypes";
+
+// The file journal's types live in their own file; they are part of this one.
+export type * from "./fileTypes";
+
 export type Info = {
   version: string;
   default_workspace: string;
@@ -259,7 +264,8 @@ export type EventType =
   | "tool.executing"
   | "llm.attempt"
   | "run.forked"
-  | "run.plan";
+  | "run.plan"
+  | "file.changed";
 
 export type Event = {
   run_id: string;
@@ -416,4 +422,5 @@ export type ServerMessage =
   | { type: "ack"; id: string; result: unknown }
   | { type: "error"; id?: string; code: string; message: string };
 
-export type ErrorBody = { error: { code: string; message: string } };
+// conflicts: a 409 of an undo, revert or rewind, the files that stopped it.
+export type ErrorBody = { error: { code: string; message: string; conflicts?: FileConflict[] } };

@@ -30,6 +30,7 @@ import type {
   ToolCall,
   Usage,
 } from "../api/types";
+import { foldFileChanged, noFiles, type FileTouch, type RunFiles } from "./fileFold";
 
 // ApprovalState is the interaction opened on a tool node: an approval, or
 // the question of an ask_user call.
@@ -124,6 +125,8 @@ export type ToolNode = NodeBase & {
   executing?: boolean;
   // The interrupted node this retried call replaces.
   retryOf?: string;
+  // What this call did to workspace files (file.changed), in order.
+  files?: FileTouch[];
 };
 export type AgentNode = NodeBase & { kind: "agent" };
 export type TranscriptNode = UserNode | LlmNode | ToolNode | AgentNode;
@@ -154,6 +157,7 @@ export type RunTranscript = {
   plan?: Plan;
   // The audit of tool call decisions, in log order.
   decisions: DecisionRecord[];
+  files: RunFiles;
 };
 
 export type StreamState = { runs: Record<string, RunTranscript> };
@@ -161,7 +165,7 @@ export type StreamState = { runs: Record<string, RunTranscript> };
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {}, decisions: [] };
+  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles };
 }
 
 // reduce applies one event to the state of all runs.
@@ -238,6 +242,8 @@ function apply(t: RunTranscript, e: Event): RunTranscript {
       const d = data as RunPlanData;
       return { ...t, plan: { nodeId: e.node_id, seq: e.seq, ts: e.ts, steps: Array.isArray(d.steps) ? d.steps : [] } };
     }
+    case "file.changed":
+      return foldFileChanged(t, e);
     default:
       // A type this UI does not know: the log stays readable, the view unchanged.
       return t;

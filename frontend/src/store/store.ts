@@ -19,6 +19,9 @@ export type AppState = {
   selectedRunId?: string;
   // What the main area shows: the selected run, or the saved grants.
   page: Page;
+  // Where the selected run's view looks; reset (but for the pane) when
+  // another run is selected.
+  runView: RunFocus;
   stream: StreamState;
   connection: SocketStatus;
   unauthorized: boolean;
@@ -27,10 +30,28 @@ export type AppState = {
 
 export type Page = "run" | "grants";
 
+// Pane is what the run view shows: its transcript, its graph, both side by
+// side, or the files it changed.
+export type Pane = "transcript" | "graph" | "both" | "files";
+
+// RunFocus is held in the store, not in the views, because one view points
+// into another: a transcript card opens a file in the Files tab, a change
+// there selects its node in the graph.
+export type RunFocus = {
+  pane?: Pane; // unset: the person's saved layout
+  file?: string; // the file selected in the Files tab
+  node?: string; // the node selected in the graph
+};
+
 export type AppActions = {
   applyEvent: (e: Event) => void;
   select: (runId: string | undefined) => void; // also shows the run page
   showPage: (page: Page) => void;
+  showPane: (pane: Pane) => void;
+  selectFile: (path: string) => void;
+  showFile: (path: string) => void; // the Files tab, on that file
+  selectNode: (nodeId: string | undefined) => void;
+  showNode: (nodeId: string) => void; // the graph, on that node
   setLists: (runs: Run[], inbox: Interaction[]) => void;
   setRun: (run: Run) => void; // a fresh copy of a run, by id
   addRun: (run: Run) => void; // a run just started: first in the list
@@ -50,14 +71,31 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
     inbox: [],
     listsLoaded: false,
     page: "run",
+    runView: {},
     stream: emptyStream,
     connection: "connecting",
     unauthorized: false,
     ...initial,
 
     applyEvent: (e) => set((s) => ({ stream: reduce(s.stream, e) })),
-    select: (runId) => set({ selectedRunId: runId, page: "run" }),
+    select: (runId) =>
+      set((s) => ({
+        selectedRunId: runId,
+        page: "run",
+        runView: runId === s.selectedRunId ? s.runView : { pane: s.runView.pane },
+      })),
     showPage: (page) => set({ page }),
+    showPane: (pane) => set((s) => ({ runView: { ...s.runView, pane } })),
+    selectFile: (file) => set((s) => ({ runView: { ...s.runView, file } })),
+    showFile: (file) => set((s) => ({ runView: { ...s.runView, pane: "files", file } })),
+    selectNode: (node) => set((s) => ({ runView: { ...s.runView, node } })),
+    // From the Files tab, a node is shown in the graph;
+    // a pane that already has the graph stays as it is.
+    showNode: (node) =>
+      set((s) => {
+        const pane = s.runView.pane === "both" || s.runView.pane === "graph" ? s.runView.pane : "graph";
+        return { runView: { ...s.runView, pane, node } };
+      }),
     setLists: (runs, inbox) => set({ runs, inbox, listsLoaded: true, loadError: undefined }),
     // Answers to concurrent fetches can arrive out of order: a copy that saw
     // fewer events than the one held is dropped.

@@ -11,7 +11,7 @@ import {
   type NodeMouseHandler,
   type NodeTypes,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { useApp } from "../../store/context";
 import { activeNode, graphFromTranscript, layoutGraph, nodeHeight, nodeWidth, structureKey, type StepNode as StepNodeType } from "./layout";
 import { NodeDetailPanel } from "./NodeDetail";
@@ -33,9 +33,12 @@ const statusColours: Record<string, string> = {
 const minimapColour = (n: { data: unknown }) => statusColours[(n.data as StepNodeType["data"]).status] ?? "#9aa3af";
 
 // GraphPanel is the live execution graph of a run, built from the same
-// reducer state as the transcript, and the details of the node selected in it.
+// reducer state as the transcript, and the details of the node selected in
+// it. The selection is the store's, so that other views (the Files tab) can
+// point at a node.
 export function GraphPanel({ runId }: { runId: string }) {
-  const [selected, setSelected] = useState<string>();
+  const selected = useApp((s) => s.runView.node);
+  const setSelected = useApp((s) => s.selectNode);
   return (
     <section aria-label="Graph" className="graph-pane">
       <ReactFlowProvider>
@@ -44,6 +47,15 @@ export function GraphPanel({ runId }: { runId: string }) {
       {selected && <NodeDetailPanel key={selected} runId={runId} nodeId={selected} onClose={() => setSelected(undefined)} />}
     </section>
   );
+}
+
+// inView says whether a node at pos is wholly inside the canvas.
+function inView(flow: ReturnType<typeof useReactFlow>, wrapper: RefObject<HTMLDivElement | null>, pos: { x: number; y: number }): boolean {
+  if (!wrapper.current) return true;
+  const { x, y, zoom } = flow.getViewport();
+  const left = pos.x * zoom + x;
+  const top = pos.y * zoom + y;
+  return left >= 0 && top >= 0 && left + nodeWidth * zoom <= wrapper.current.clientWidth && top + nodeHeight * zoom <= wrapper.current.clientHeight;
 }
 
 function GraphCanvas({ runId, selected, onSelect }: { runId: string; selected?: string; onSelect: (id: string | undefined) => void }) {
@@ -84,17 +96,17 @@ function GraphCanvas({ runId, selected, onSelect }: { runId: string; selected?: 
   const active = activeNode(graph.nodes);
   const activePos = laid.nodes.find((n) => n.id === active)?.position;
   useEffect(() => {
-    if (!activePos || userMoved || !fitted.current || !wrapper.current) return;
-    const { x, y, zoom } = flow.getViewport();
-    const w = wrapper.current.clientWidth;
-    const h = wrapper.current.clientHeight;
-    const left = activePos.x * zoom + x;
-    const top = activePos.y * zoom + y;
-    const inView = left >= 0 && top >= 0 && left + nodeWidth * zoom <= w && top + nodeHeight * zoom <= h;
-    if (!inView) {
-      void flow.setCenter(activePos.x + nodeWidth / 2, activePos.y + nodeHeight / 2, { zoom, duration: 250 });
-    }
+    if (!activePos || userMoved || !fitted.current || inView(flow, wrapper, activePos)) return;
+    void flow.setCenter(activePos.x + nodeWidth / 2, activePos.y + nodeHeight / 2, { zoom: flow.getViewport().zoom, duration: 250 });
   }, [activePos, userMoved, flow]);
+
+  // A node selected from elsewhere (a change in the Files tab) is brought
+  // into view; the person's own click is on a node already in view.
+  const selectedPos = laid.nodes.find((n) => n.id === selected)?.position;
+  useEffect(() => {
+    if (!selectedPos || !fitted.current || inView(flow, wrapper, selectedPos)) return;
+    void flow.setCenter(selectedPos.x + nodeWidth / 2, selectedPos.y + nodeHeight / 2, { zoom: flow.getViewport().zoom, duration: 250 });
+  }, [selectedPos, flow]);
 
   const onNodeClick = useCallback<NodeMouseHandler>((_, n) => onSelect(n.id), [onSelect]);
 

@@ -10,15 +10,18 @@ import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
 import { useCommand } from "../controls/useCommand";
 import { DecisionsPanel } from "../audit/DecisionsPanel";
+import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
 import { RunPanes } from "./RunPanes";
 import { Transcript } from "./Transcript";
 
 // RunView is the selected run: its header, its plan, its live transcript
-// and execution graph, and the audit of its tool call decisions.
+// and execution graph (or the files it changed), and the audit of its tool
+// call decisions.
 export function RunView() {
   const runId = useApp((s) => s.selectedRunId);
+  const filesCount = useApp((s) => (runId ? (s.stream.runs[runId]?.files.paths.length ?? 0) : 0));
   if (!runId) {
     return (
       <div className="run-view empty-state">
@@ -31,7 +34,12 @@ export function RunView() {
       {/* Keyed by run: a command's error or a steer draft stays with its run. */}
       <RunHeader key={runId} runId={runId} />
       <PlanPanel runId={runId} />
-      <RunPanes transcript={<Transcript runId={runId} />} graph={<GraphPanel key={runId} runId={runId} />} />
+      <RunPanes
+        transcript={<Transcript runId={runId} />}
+        graph={<GraphPanel key={runId} runId={runId} />}
+        files={<FilesView key={runId} runId={runId} />}
+        filesCount={filesCount}
+      />
       <DecisionsPanel runId={runId} />
     </div>
   );

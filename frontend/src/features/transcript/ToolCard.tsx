@@ -4,6 +4,7 @@ import type { ApprovalState } from "../../store/reducer";
 import { duration, pretty } from "../../ui/format";
 import { ForkButton } from "../controls/Fork";
 import { ApprovalCard } from "../inbox/ApprovalCard";
+import { ToolFiles } from "../files/ToolFiles";
 import { decisionText } from "../inbox/decisionText";
 import { QuestionCard } from "../inbox/QuestionCard";
 
@@ -75,6 +76,7 @@ export const ToolCard = memo(function ToolCard({ runId, nodeId }: { runId: strin
           {n.output}
         </pre>
       )}
+      {!!n.files?.length && <ToolFiles files={n.files} />}
       {n.error && <p className="node-error">{n.error}</p>}
     </article>
   );
