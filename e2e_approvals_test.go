@@ -8,9 +8,11 @@ package main
 // does not ask.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -24,25 +26,44 @@ import (
 // get reads an API path with the server's token into out.
 func (s *served) get(t *testing.T, path string, out any) {
 	t.Helper()
+	s.call(t, "GET", path, nil, http.StatusOK, out)
+}
+
+// call sends body (JSON) to an API path with the server's token, checks the
+// status and decodes the answer into out (when not nil).
+func (s *served) call(t *testing.T, method, path string, body any, want int, out any) {
+	t.Helper()
 	u, err := url.Parse(s.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest("GET", s.base+path, nil)
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.base+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+u.Query().Get("token"))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", path, resp.Status)
+	if resp.StatusCode != want {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %s %s", method, path, resp.Status, b)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
 	}
 }
 
