@@ -110,16 +110,17 @@ func realMain(args []string, getenv func(string) string, stdin io.Reader, stdout
 
 // services are built once and shared by every mode.
 type services struct {
-	cfg    config.Config
-	store  *store.Store
-	bus    *event.Bus
-	tools  *tool.Registry
-	inbox  *inbox.Inbox
-	runs   *run.Service
-	agents *agent.Service
-	models *config.Models
-	blobs  *workspace.Blobs
-	logger *log.Logger
+	cfg      config.Config
+	store    *store.Store
+	bus      *event.Bus
+	tools    *tool.Registry
+	inbox    *inbox.Inbox
+	runs     *run.Service
+	agents   *agent.Service
+	models   *config.Models
+	blobs    *workspace.Blobs
+	settings *config.Settings
+	logger   *log.Logger
 }
 
 func build(getenv func(string) string, logw io.Writer) (*services, error) {
@@ -160,14 +161,17 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		st.Close()
 		return nil, err
 	}
+	prices := config.NewPrices(cfg.Prices)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Price: config.NewPrices(cfg.Prices).Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs})
+		Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()
 		return nil, err
 	}
-	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs, logger: logger}, nil
+	settings := config.NewSettings(cfg, getenv, models, prices)
+	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
+		settings: settings, logger: logger}, nil
 }
 
 func (s *services) close() {
@@ -231,7 +235,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 	h := api.New(api.Config{
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
-		Blobs: s.blobs, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
+		Blobs: s.blobs, Settings: s.settings, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

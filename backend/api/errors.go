@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"steward/backend/agent"
+	"steward/backend/config"
 	"steward/backend/inbox"
 	"steward/backend/run"
 	"steward/backend/store"
@@ -48,7 +49,7 @@ func classify(err error) *Error {
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.Is(err, agent.ErrInvalid), errors.Is(err, run.ErrInvalid), errors.Is(err, inbox.ErrInvalid):
+	case errors.Is(err, agent.ErrInvalid), errors.Is(err, run.ErrInvalid), errors.Is(err, inbox.ErrInvalid), errors.Is(err, config.ErrInvalid):
 		return errorf(http.StatusBadRequest, CodeInvalid, err.Error())
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, run.ErrNotFound), errors.Is(err, inbox.ErrNotFound):
 		return errorf(http.StatusNotFound, CodeNotFound, err.Error())

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"steward/backend/agent"
+	"steward/backend/config"
 	"steward/backend/run"
 	"steward/backend/store"
 )
@@ -79,6 +80,10 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/api/v1/grants", summary: "Saved grants (approve always, deny always), newest first", auth: true, handler: h(s.listGrants), response: grantsBody{}},
 		{method: "DELETE", path: "/api/v1/grants/{id}", summary: "Revoke a grant", auth: true, handler: h(s.deleteGrant), status: 204},
 		{method: "GET", path: "/api/v1/fs/dirs", summary: "The subfolders of a folder on this machine, for choosing a workspace (path: absolute or ~; empty for home)", auth: true, handler: h(s.listDirs), response: DirList{}},
+		{method: "GET", path: "/api/v1/settings", summary: "Providers (never their keys), local model servers, and the price table", auth: true, handler: h(s.settings), response: config.SettingsView{}},
+		{method: "PUT", path: "/api/v1/settings/providers/{name}", summary: "Change a provider's base URL, model or stored key (applies to runs started after)", auth: true, handler: h(s.setProvider), request: config.ProviderInput{}, response: config.SettingsView{}},
+		{method: "POST", path: "/api/v1/settings/providers/{name}/test", summary: "Test a provider: list its models with the settings in force", auth: true, handler: h(s.testProvider), response: config.TestResult{}},
+		{method: "PUT", path: "/api/v1/settings/prices", summary: "Replace the configured prices (the defaults stay underneath)", auth: true, handler: h(s.setPrices), request: PricesInput{}, response: config.SettingsView{}},
 		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
 		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
 		{method: "GET", path: "/api/v1/ws", summary: "WebSocket: subscribe to events, send commands and answers", auth: true, handler: http.HandlerFunc(s.ws)},

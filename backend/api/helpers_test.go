@@ -85,7 +85,8 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	in := inbox.New(st, tools, func() string { return newID("ia") })
-	models := config.NewModels(config.Config{Home: t.TempDir(), Discover: false})
+	cfg := config.Config{Home: t.TempDir(), Discover: false}
+	models := config.NewModels(cfg)
 	models.ChunkDelay = 0
 	blobs, err := workspace.NewBlobs(filepath.Join(t.TempDir(), "blobs"))
 	if err != nil {
@@ -107,7 +108,8 @@ func newEnv(t *testing.T) *env {
 	h := api.New(api.Config{
 		Token: token, Version: "test", DefaultWorkspace: t.TempDir(),
 		Runs: runs, Inbox: in, Store: st, Agents: agents, Models: models, Tools: tools, Blobs: blobs,
-		Bus: bus, UI: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Steward</title>")}},
+		Settings: config.NewSettings(cfg, func(string) string { return "" }, models, config.NewPrices(nil)),
+		Bus:      bus, UI: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Steward</title>")}},
 		Logf: t.Logf,
 	})
 	srv := httptest.NewServer(h)

@@ -86,6 +86,9 @@ type Config struct {
 	Agents    Agents
 	Models    Models
 	Tools     Catalog
+	// Settings are the providers and prices the settings screens change;
+	// nil answers 501.
+	Settings Settings
 	// Blobs holds the contents of changed files, for their diffs; nil shows
 	// changes without diffs.
 	Blobs Blobs

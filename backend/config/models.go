@@ -31,7 +31,9 @@ var localServers = []string{"http://127.0.0.1:11434/v1/", "http://127.0.0.1:1234
 
 // Models resolves agents to providers. It implements run.Models.
 type Models struct {
-	cfg Config
+	cfg Config // its OpenAI and Anthropic are read under mu: the settings change them
+
+	mu sync.RWMutex
 	// ChunkDelay paces the demo script; tests set it to zero.
 	ChunkDelay time.Duration
 
@@ -49,13 +51,28 @@ func NewModels(cfg Config) *Models {
 	return &Models{cfg: cfg, ChunkDelay: demoChunkDelay, servers: localServers}
 }
 
+// providers returns the provider settings in force.
+func (m *Models) providers() (OpenAI, Anthropic) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.cfg.OpenAI, m.cfg.Anthropic
+}
+
+// SetProviders changes the provider settings for the runs started after.
+func (m *Models) SetProviders(o OpenAI, a Anthropic) {
+	m.mu.Lock()
+	m.cfg.OpenAI, m.cfg.Anthropic = o, a
+	m.mu.Unlock()
+}
+
 // Resolve picks the provider of a.
 func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) {
+	oc, ac := m.providers()
 	switch a.Provider {
 	case agent.ProviderScript:
 		return m.script(a)
 	case agent.ProviderOpenAI:
-		o := m.cfg.OpenAI
+		o := oc
 		if a.BaseURL != "" {
 			o.BaseURL = a.BaseURL
 		}
@@ -64,16 +81,16 @@ func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) 
 		}
 		return m.openai(o, a.Model), nil
 	case agent.ProviderAnthropic:
-		if !m.cfg.Anthropic.Configured() {
+		if !ac.Configured() {
 			return run.Model{}, fmt.Errorf("provider anthropic needs ANTHROPIC_API_KEY")
 		}
-		return m.anthropic(a), nil
+		return m.anthropic(ac, a), nil
 	case agent.ProviderAuto:
-		if a.BaseURL == "" && !m.cfg.OpenAI.Configured() && m.cfg.Anthropic.Configured() {
-			return m.anthropic(a), nil
+		if a.BaseURL == "" && !oc.Configured() && ac.Configured() {
+			return m.anthropic(ac, a), nil
 		}
-		if a.BaseURL != "" || m.cfg.OpenAI.Configured() {
-			o := m.cfg.OpenAI
+		if a.BaseURL != "" || oc.Configured() {
+			o := oc
 			if a.BaseURL != "" {
 				o.BaseURL = a.BaseURL
 			}
@@ -93,11 +110,12 @@ func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) 
 
 // Describe says what "auto" resolves to, for the UI and `steward serve`.
 func (m *Models) Describe(ctx context.Context) (provider string, demo bool, note string) {
+	oc, ac := m.providers()
 	switch {
-	case !m.cfg.OpenAI.Configured() && m.cfg.Anthropic.Configured():
+	case !oc.Configured() && ac.Configured():
 		return "anthropic", false, "Agents set to auto use Anthropic."
-	case m.cfg.OpenAI.Configured():
-		base := m.cfg.OpenAI.BaseURL
+	case oc.Configured():
+		base := oc.BaseURL
 		if base == "" {
 			base = openai.DefaultBaseURL
 		}
@@ -120,8 +138,7 @@ func (m *Models) openai(o OpenAI, model string) run.Model {
 	return run.Model{Provider: p, Name: agent.ProviderOpenAI, Model: model}
 }
 
-func (m *Models) anthropic(a agent.Agent) run.Model {
-	c := m.cfg.Anthropic
+func (m *Models) anthropic(c Anthropic, a agent.Agent) run.Model {
 	if a.BaseURL != "" {
 		c.BaseURL = a.BaseURL
 	}

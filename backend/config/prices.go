@@ -2,6 +2,7 @@ package config
 
 import (
 	"strings"
+	"sync"
 
 	"steward/backend/llm"
 )
@@ -32,10 +33,20 @@ var DefaultPrices = map[string]Price{
 // Prices prices model calls from the configured table, falling back to
 // DefaultPrices. A model matches its own name or the longest name that is a
 // prefix of it ("gpt-4o-mini-2024-07-18" is priced as "gpt-4o-mini").
-type Prices struct{ table map[string]Price }
+type Prices struct {
+	mu    sync.RWMutex
+	table map[string]Price
+}
 
 // NewPrices merges the configured table over the defaults.
 func NewPrices(configured map[string]Price) *Prices {
+	p := &Prices{}
+	p.Set(configured)
+	return p
+}
+
+// Set replaces the configured table (the defaults stay underneath).
+func (p *Prices) Set(configured map[string]Price) {
 	t := make(map[string]Price, len(DefaultPrices)+len(configured))
 	for k, v := range DefaultPrices {
 		t[k] = v
@@ -43,13 +54,17 @@ func NewPrices(configured map[string]Price) *Prices {
 	for k, v := range configured {
 		t[k] = v
 	}
-	return &Prices{table: t}
+	p.mu.Lock()
+	p.table = t
+	p.mu.Unlock()
 }
 
 // Cost returns the price in US dollars of one call's usage, and whether the
 // model has a price. Cached input tokens are part of the input tokens and
 // cost the cached rate (the input rate when none is set).
 func (p *Prices) Cost(model string, u llm.Usage) (float64, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	price, ok := p.table[model]
 	if !ok {
 		best := ""
