@@ -53,3 +53,19 @@ func TestSettingsOverTheAPI(t *testing.T) {
 	}
 	wantError(t, e.do("PUT", "/api/v1/settings/prices", api.PricesInput{Prices: map[string]config.Price{"x": {Input: -1}}}), http.StatusBadRequest, "invalid")
 }
+
+// An agent's approval timeout goes through the API and is validated there.
+func TestAgentApprovalTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var a api.Agent
+	e.call("POST", "/api/v1/agents", api.AgentInput{Name: "patient", Tools: []string{"write_file"}, ApprovalTimeout: "90s", ApprovalDefault: "deny"}, http.StatusCreated, &a)
+	if a.ApprovalTimeout != "90s" || a.ApprovalDefault != "deny" {
+		t.Fatalf("agent %+v", a.Agent)
+	}
+	msg := wantError(t, e.do("PUT", "/api/v1/agents/patient", api.AgentInput{Name: "patient", ApprovalTimeout: "soon"}), http.StatusBadRequest, "invalid")
+	if !strings.Contains(msg, "approval_timeout") {
+		t.Errorf("message %q", msg)
+	}
+	wantError(t, e.do("PUT", "/api/v1/agents/patient", api.AgentInput{Name: "patient", ApprovalDefault: "approve"}), http.StatusBadRequest, "invalid")
+}

@@ -48,13 +48,18 @@ type AgentInput struct {
 	BreakBefore  []string      `json:"break_before,omitempty"`
 	Rules        []policy.Rule `json:"rules,omitempty"`
 	Script       string        `json:"script,omitempty"`
+	// ApprovalTimeout (a Go duration) and ApprovalDefault (deny, approve):
+	// what an unanswered approval becomes, and when.
+	ApprovalTimeout string `json:"approval_timeout,omitempty"`
+	ApprovalDefault string `json:"approval_default,omitempty"`
 }
 
 func (in AgentInput) agent() agent.Agent {
 	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
 		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
 		MaxTokens: in.MaxTokens, MaxCostUSD: in.MaxCostUSD, MaxWallTime: in.MaxWallTime,
-		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script}
+		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script,
+		ApprovalTimeout: in.ApprovalTimeout, ApprovalDefault: in.ApprovalDefault}
 }
 
 // Usage is a token account.
