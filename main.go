@@ -121,6 +121,9 @@ type services struct {
 	blobs    *workspace.Blobs
 	settings *config.Settings
 	logger   *log.Logger
+	// desktop is the window's native dialogs when serving the desktop
+	// window; nil for `steward serve`.
+	desktop api.Desktop
 }
 
 func build(getenv func(string) string, logw io.Writer) (*services, error) {
@@ -235,7 +238,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 	h := api.New(api.Config{
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
-		Blobs: s.blobs, Settings: s.settings, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
+		Blobs: s.blobs, Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)
@@ -320,6 +323,8 @@ func desktop(getenv func(string) string, stderr io.Writer) error {
 		return err
 	}
 	defer s.close()
+	dialogs := &app.Dialogs{}
+	s.desktop = dialogs
 	srv, err := startServer(s, "127.0.0.1:0", getenv)
 	if err != nil {
 		return err
@@ -329,7 +334,8 @@ func desktop(getenv func(string) string, stderr io.Writer) error {
 	defer stop()
 	watcher := attention.New(s.store, s.bus, &attention.Options{Logf: s.logger.Printf})
 	// surface=desktop: answers given in the window are recorded as the desktop's.
-	return app.Run(ctx, app.Options{URL: srv.url + "&surface=desktop", Logf: s.logger.Printf, Attention: windowAttention(watcher)})
+	return app.Run(ctx, app.Options{URL: srv.url + "&surface=desktop", Logf: s.logger.Printf, Attention: windowAttention(watcher),
+		Dialogs: dialogs})
 }
 
 // windowAttention feeds the window's title and notifications from w: the

@@ -129,6 +129,11 @@ func supervise(ctx context.Context, opts Options, started <-chan context.Context
 		return
 	}
 
+	if opts.Dialogs != nil {
+		opts.Dialogs.attach(wctx)
+		defer opts.Dialogs.attach(nil) // no dialog once the main loop is gone
+	}
+
 	actx, stopAttention := context.WithCancel(ctx)
 	attending := attendWindow(actx, opts, wctx)
 	defer func() { stopAttention(); <-attending }()

@@ -24,6 +24,9 @@ type Options struct {
 	Title string
 	// Width and Height are the initial window size in pixels; 1280x860 when zero.
 	Width, Height int
+	// Dialogs, when set, opens native dialogs for the rest of the program while the window
+	// is up.
+	Dialogs *Dialogs
 	// Logf receives Wails' warnings and errors and the shell's own notes; nil discards them.
 	Logf func(format string, args ...any)
 	// Attention, when set, reports what waits on a person, calling show at first and on

@@ -84,6 +84,7 @@ func (s *Server) routeTable() []route {
 		{method: "PUT", path: "/api/v1/settings/providers/{name}", summary: "Change a provider's base URL, model or stored key (applies to runs started after)", auth: true, handler: h(s.setProvider), request: config.ProviderInput{}, response: config.SettingsView{}},
 		{method: "POST", path: "/api/v1/settings/providers/{name}/test", summary: "Test a provider: list its models with the settings in force", auth: true, handler: h(s.testProvider), response: config.TestResult{}},
 		{method: "PUT", path: "/api/v1/settings/prices", summary: "Replace the configured prices (the defaults stay underneath)", auth: true, handler: h(s.setPrices), request: PricesInput{}, response: config.SettingsView{}},
+		{method: "POST", path: "/api/v1/desktop/folder", summary: "Choose a folder with the desktop window's native dialog (501 outside the desktop window)", auth: true, handler: h(s.pickFolder), request: FolderInput{}, response: FolderChoice{}},
 		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
 		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
 		{method: "GET", path: "/api/v1/ws", summary: "WebSocket: subscribe to events, send commands and answers", auth: true, handler: http.HandlerFunc(s.ws)},
@@ -106,7 +107,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
 	p, demo, note := s.cfg.Models.Describe(r.Context())
-	writeJSON(w, http.StatusOK, Info{Version: s.cfg.Version, DefaultWorkspace: s.cfg.DefaultWorkspace, Provider: p, Demo: demo, Note: note})
+	writeJSON(w, http.StatusOK, Info{Version: s.cfg.Version, DefaultWorkspace: s.cfg.DefaultWorkspace, Provider: p, Demo: demo, Note: note,
+		Desktop: s.cfg.Desktop != nil})
 	return nil
 }
 

@@ -65,6 +65,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, nil)
+}
+
+// newEnvWith is newEnv with edit applied to the server's config.
+func newEnvWith(t *testing.T, edit func(*api.Config)) *env {
+	t.Helper()
 	var n atomic.Int64
 	newID := func(prefix string) string { return fmt.Sprintf("%s_%04d", prefix, n.Add(1)) }
 
@@ -105,13 +111,17 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 
-	h := api.New(api.Config{
+	cfgAPI := api.Config{
 		Token: token, Version: "test", DefaultWorkspace: t.TempDir(),
 		Runs: runs, Inbox: in, Store: st, Agents: agents, Models: models, Tools: tools, Blobs: blobs,
 		Settings: config.NewSettings(cfg, func(string) string { return "" }, models, config.NewPrices(nil)),
 		Bus:      bus, UI: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Steward</title>")}},
 		Logf: t.Logf,
-	})
+	}
+	if edit != nil {
+		edit(&cfgAPI)
+	}
+	h := api.New(cfgAPI)
 	srv := httptest.NewServer(h)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

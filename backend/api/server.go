@@ -86,6 +86,9 @@ type Config struct {
 	Agents    Agents
 	Models    Models
 	Tools     Catalog
+	// Desktop opens the window's native dialogs; nil outside the desktop
+	// window.
+	Desktop Desktop
 	// Settings are the providers and prices the settings screens change;
 	// nil answers 501.
 	Settings Settings
@@ -95,6 +98,11 @@ type Config struct {
 	Bus   *event.Bus
 	UI    fs.FS
 	Logf  func(format string, args ...any)
+}
+
+// Desktop is the desktop window's native dialogs.
+type Desktop interface {
+	PickFolder(ctx context.Context, title, start string) (string, error)
 }
 
 // Blobs returns a kept file content by its sum.

@@ -21,6 +21,9 @@ type Info struct {
 	Provider         string `json:"provider"`
 	Demo             bool   `json:"demo"`
 	Note             string `json:"note"`
+	// Desktop is set when the server runs for the desktop window, which
+	// offers native dialogs (POST /api/v1/desktop/folder).
+	Desktop bool `json:"desktop,omitempty"`
 }
 
 // Agent is an agent with what "auto" resolves to here.
