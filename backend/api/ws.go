@@ -88,6 +88,32 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 	c.Close()
 }
 
+// replayWait bounds how long the replay of a run's history waits for a
+// client that reads nothing at all.
+const replayWait = 30 * time.Second
+
+// sendWaiting queues m, waiting while the queue is full: for the history of
+// a run, read from the log, which a large run fills many times over. A
+// client that reads nothing for replayWait is dropped as slow.
+func (wc *wsConn) sendWaiting(m wsOut) error {
+	select {
+	case wc.out <- m:
+		return nil
+	default:
+	}
+	t := time.NewTimer(replayWait)
+	defer t.Stop()
+	select {
+	case wc.out <- m:
+		return nil
+	case <-wc.ctx.Done():
+		return wc.ctx.Err()
+	case <-t.C:
+		wc.shut(closeSlow, "slow consumer")
+		return event.ErrSlow
+	}
+}
+
 // send queues m; a full queue means the client is too slow and is dropped.
 func (wc *wsConn) send(m wsOut) error {
 	select {
@@ -228,7 +254,8 @@ func (wc *wsConn) subscribe(runID string, after int64) {
 			err = wc.followAll(ctx)
 		} else {
 			err = event.Follow(ctx, wc.s.cfg.Bus, wc.s.cfg.Store, runID, after, event.FollowOptions{
-				Send: func(ev event.Event) error { return wc.send(wsOut{Type: "event", Event: &ev}) },
+				Send:   func(ev event.Event) error { return wc.send(wsOut{Type: "event", Event: &ev}) },
+				Replay: func(ev event.Event) error { return wc.sendWaiting(wsOut{Type: "event", Event: &ev}) },
 				CaughtUp: func(seq int64) error {
 					return wc.send(wsOut{Type: "caught_up", RunID: runID, Seq: &seq})
 				},

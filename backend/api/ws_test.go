@@ -368,3 +368,37 @@ func TestWSSlowConsumerIsDisconnected(t *testing.T) {
 		}
 	}
 }
+
+// A history larger than the client's outbox replays whole: reading the log
+// waits for the client, and only a live feed it falls behind on is cut.
+func TestWSLargeHistoryReplays(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.completedRun()
+	const n = 3000
+	evs := make([]event.Event, n)
+	for i := range evs {
+		// 2 KiB each: 6 MiB in all, more than the socket buffers hold.
+		evs[i] = event.New(r.ID, event.LLMDelta, "n3", event.LLMDeltaData{Text: strings.Repeat("x", 2<<10)})
+	}
+	if _, err := e.st.SubmitAll(evs).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	c := e.dial(nil)
+	send(t, c, subscribe(r.ID, 0))
+	time.Sleep(300 * time.Millisecond) // the client reads nothing while the outbox fills
+	got := 0
+	for {
+		m := recv(t, c)
+		if m.Type == "caught_up" {
+			break
+		}
+		if m.Type != "event" {
+			t.Fatalf("got %+v", m)
+		}
+		got++
+	}
+	if want := int(r.LastSeq) + n; got != want {
+		t.Fatalf("replayed %d events, want %d", got, want)
+	}
+}

@@ -127,6 +127,10 @@ type Reader interface {
 type FollowOptions struct {
 	// Send delivers one event; an error ends Follow with that error.
 	Send func(Event) error
+	// Replay, when set, delivers the events read from the log instead of
+	// Send. It may wait for a slow reader: the log does not fill up as a
+	// live feed does, and a large history must not count as falling behind.
+	Replay func(Event) error
 	// CaughtUp is called once, after the replay, with the last seq sent (or
 	// after, when there was nothing to replay).
 	CaughtUp func(seq int64) error
@@ -147,7 +151,11 @@ func Follow(ctx context.Context, bus *Bus, r Reader, runID string, after int64, 
 	// in the feed, everything earlier is in the log, so there is no gap.
 	sub := bus.Subscribe(runID, buf)
 	defer bus.Unsubscribe(sub)
-	last, err := replay(ctx, r, runID, after, opts.Send)
+	fromLog := opts.Send
+	if opts.Replay != nil {
+		fromLog = opts.Replay
+	}
+	last, err := replay(ctx, r, runID, after, fromLog)
 	if err != nil {
 		return err
 	}
@@ -168,7 +176,7 @@ func Follow(ctx context.Context, bus *Bus, r Reader, runID string, after int64, 
 				continue // already sent from the log
 			}
 			if ev.Seq > last+1 { // cannot happen with the rule above; heal anyway
-				if last, err = replay(ctx, r, runID, last, opts.Send); err != nil {
+				if last, err = replay(ctx, r, runID, last, fromLog); err != nil {
 					return err
 				}
 				if ev.Seq <= last {

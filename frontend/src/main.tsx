@@ -15,7 +15,10 @@ import "./ui/base.css";
 const store = createAppStore();
 const api = createApi({ onUnauthorized: () => store.getState().setUnauthorized() });
 bindHash(store);
-const sync = startSync(api, store);
+// A run's history is read in pages and its live events are applied a frame
+// at a time: a run of thousands of events then costs a few renders, not one
+// per event.
+const sync = startSync(api, store, { frameBatching: true, pageHistory: true });
 startNotifications(store);
 
 const root = document.getElementById("root");

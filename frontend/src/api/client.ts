@@ -3,6 +3,8 @@
 
 import type {
   Agent,
+  AgentDefinition,
+  AgentDefinitionInput,
   Answer,
   BatchAnswer,
   BatchResult,
@@ -17,9 +19,15 @@ import type {
   Info,
   Interaction,
   NodeDetail,
+  PricesUpdate,
+  ProviderName,
+  ProviderTest,
+  ProviderUpdate,
   RestoreResult,
   Run,
+  Settings,
   StartRun,
+  ToolSpec,
 } from "./types";
 
 // ApiError is a failed API call. code is the server's stable code
@@ -105,6 +113,9 @@ export function createApi(opts: ClientOptions = {}) {
     revokeGrant: (id: string) => request<void>("DELETE", `/grants/${q(id)}`),
     // dirs lists the subfolders of an absolute path (or ~); "" is the home folder.
     dirs: (path = "") => request<DirList>("GET", "/fs/dirs" + query({ path })),
+    // The desktop window's native folder dialog (Info.desktop).
+    pickFolder: (start: string) =>
+      request<{ path?: string; cancelled?: boolean }>("POST", "/desktop/folder", { start }),
     // runFiles is the files a run changed (or saw changed), with diffs.
     runFiles: (runId: string) => request<FilesView>("GET", `/runs/${q(runId)}/files`),
     // undoFiles, revertFiles and rewindFiles take file changes back: one op,
@@ -114,6 +125,23 @@ export function createApi(opts: ClientOptions = {}) {
     revertFiles: (runId: string) => request<RestoreResult>("POST", `/runs/${q(runId)}/files/revert`, {}),
     rewindFiles: (runId: string, nodeId: string) =>
       request<RestoreResult>("POST", `/runs/${q(runId)}/files/rewind`, { node_id: nodeId }),
+    // agent is one agent's whole definition, by id or name; createAgent,
+    // updateAgent (which replaces it) and deleteAgent change them. A 400
+    // invalid names the field that is wrong.
+    agent: (id: string) => request<AgentDefinition>("GET", `/agents/${q(id)}`),
+    createAgent: (body: AgentDefinitionInput) => request<AgentDefinition>("POST", "/agents", body),
+    updateAgent: (id: string, body: AgentDefinitionInput) => request<AgentDefinition>("PUT", `/agents/${q(id)}`, body),
+    deleteAgent: (id: string) => request<void>("DELETE", `/agents/${q(id)}`),
+    // tools is the tool catalog with each tool's risk.
+    tools: async () => (await request<{ tools: ToolSpec[] }>("GET", "/tools")).tools,
+    // settings is the providers, the local model servers found and the
+    // price table; each change answers the whole settings again.
+    settings: () => request<Settings>("GET", "/settings"),
+    updateProvider: (name: ProviderName, body: ProviderUpdate) =>
+      request<Settings>("PUT", `/settings/providers/${q(name)}`, body),
+    // testProvider lists the provider's models with its saved settings.
+    testProvider: (name: ProviderName) => request<ProviderTest>("POST", `/settings/providers/${q(name)}/test`),
+    updatePrices: (body: PricesUpdate) => request<Settings>("PUT", "/settings/prices", body),
   };
 }
 

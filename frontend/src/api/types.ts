@@ -5,6 +5,8 @@ import type { FileConflict } from "./fileTypes";
 
 // The file journal's types live in their own file; they are part of this one.
 export type * from "./fileTypes";
+// So are the settings' and the whole agent definition's.
+export type * from "./settingsTypes";
 
 export type Info = {
   version: string;
@@ -12,6 +14,8 @@ export type Info = {
   provider: string;
   demo: boolean;
   note: string;
+  // desktop: served for the desktop window, which offers native dialogs.
+  desktop?: boolean;
 };
 
 export type Agent = {

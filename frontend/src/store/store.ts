@@ -5,7 +5,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Agent, Event, Info, Interaction, Run } from "../api/types";
 import type { SocketStatus } from "../api/ws";
-import { emptyStream, reduce, type StreamState } from "./reducer";
+import { emptyStream, reduce, reduceBatch, type StreamState } from "./reducer";
 
 export type AppState = {
   info?: Info;
@@ -17,18 +17,23 @@ export type AppState = {
   // was known is history, not news (notifications go by this).
   listsLoaded: boolean;
   selectedRunId?: string;
-  // What the main area shows: the selected run, or the saved grants.
+  // What the main area shows: the selected run, the agents, or a section
+  // of the settings.
   page: Page;
   // Where the selected run's view looks; reset (but for the pane) when
   // another run is selected.
   runView: RunFocus;
   stream: StreamState;
   connection: SocketStatus;
+  // Set when the live connection dropped; cleared once it is back and the
+  // followed run's missed events have been replayed (caught up).
+  reconnecting: boolean;
   unauthorized: boolean;
   loadError?: string;
 };
 
-export type Page = "run" | "grants";
+// providers, prices and grants are the sections of the settings page.
+export type Page = "run" | "agents" | "providers" | "prices" | "grants";
 
 // Pane is what the run view shows: its transcript, its graph, both side by
 // side, or the files it changed.
@@ -45,6 +50,7 @@ export type RunFocus = {
 
 export type AppActions = {
   applyEvent: (e: Event) => void;
+  applyEvents: (events: Event[]) => void; // a burst, in one update
   select: (runId: string | undefined) => void; // also shows the run page
   showPage: (page: Page) => void;
   showPane: (pane: Pane) => void;
@@ -57,6 +63,7 @@ export type AppActions = {
   addRun: (run: Run) => void; // a run just started: first in the list
   setStatic: (info: Info, agents: Agent[]) => void;
   setConnection: (c: SocketStatus) => void;
+  setCaughtUp: () => void;
   setUnauthorized: () => void;
   setLoadError: (msg: string | undefined) => void;
 };
@@ -74,10 +81,12 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
     runView: {},
     stream: emptyStream,
     connection: "connecting",
+    reconnecting: false,
     unauthorized: false,
     ...initial,
 
     applyEvent: (e) => set((s) => ({ stream: reduce(s.stream, e) })),
+    applyEvents: (events) => set((s) => ({ stream: reduceBatch(s.stream, events) })),
     select: (runId) =>
       set((s) => ({
         selectedRunId: runId,
@@ -114,7 +123,8 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
         runs: [run, ...s.runs.filter((r) => r.id !== run.id)],
       })),
     setStatic: (info, agents) => set({ info, agents }),
-    setConnection: (connection) => set({ connection }),
+    setConnection: (connection) => set((s) => ({ connection, reconnecting: s.reconnecting || connection === "closed" })),
+    setCaughtUp: () => set({ reconnecting: false }),
     setUnauthorized: () => set({ unauthorized: true }),
     setLoadError: (loadError) => set({ loadError }),
   }));

@@ -3,6 +3,7 @@
 // WebSocket into the reducer, and refetches the lists on run-level events.
 
 import { isApiError, type Api } from "../api/client";
+import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
 import type { AppStore } from "./store";
 
@@ -15,10 +16,53 @@ export type Sync = {
 // Run-level events come in bursts (status, then approval): one refetch each burst.
 const refreshDelayMs = 100;
 
-type SocketOptions = Pick<EventSocketOptions, "url" | "WebSocket" | "initialMs" | "maxMs">;
+type SocketOptions = Pick<EventSocketOptions, "url" | "WebSocket" | "initialMs" | "maxMs"> & {
+  // Apply the events that arrive within one animation frame as one store
+  // update (the composition root turns it on). A run's replay arrives as
+  // thousands of messages: applied one by one, each would copy the run's
+  // state and render the page. Off, each event is applied as it arrives.
+  frameBatching?: boolean;
+  // Read a followed run's log over REST, in pages, before subscribing to
+  // what comes after it (the composition root turns it on). The socket
+  // replays a run's history faster than it can write it, and the server
+  // then closes it as a slow consumer after about a thousand events: a
+  // long run would load in many reconnects. Off, the socket replays all.
+  pageHistory?: boolean;
+};
 
-export function startSync(api: Api, store: AppStore, socketOpts: SocketOptions = {}): Sync {
+// Events read in one page of a run's history.
+const historyPage = 5000;
+
+// A frame that never comes (a hidden tab pauses animation frames) must not
+// hold events for ever: they are applied after this long at the latest.
+const batchMaxDelayMs = 250;
+
+export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): Sync {
+  const { frameBatching = false, pageHistory = false, ...socketOpts } = opts;
   const state = () => store.getState();
+
+  let queue: Event[] = [];
+  let frame: number | undefined;
+  let late: ReturnType<typeof setTimeout> | undefined;
+  function flush(): void {
+    if (frame !== undefined) cancelAnimationFrame(frame);
+    clearTimeout(late);
+    frame = late = undefined;
+    if (queue.length === 0) return;
+    const events = queue;
+    queue = [];
+    state().applyEvents(events);
+  }
+  function enqueue(e: Event): void {
+    if (!frameBatching) {
+      state().applyEvent(e);
+      return;
+    }
+    queue.push(e);
+    if (late !== undefined) return;
+    frame = requestAnimationFrame(flush);
+    late = setTimeout(flush, batchMaxDelayMs);
+  }
 
   function report(err: unknown): void {
     // A 401 has already switched the UI to the signed-out page.
@@ -59,7 +103,14 @@ export function startSync(api: Api, store: AppStore, socketOpts: SocketOptions =
 
   const socket = new EventSocket({
     ...socketOpts,
-    onEvent: (e) => state().applyEvent(e),
+    onEvent: enqueue,
+    // Back to live once the followed run has caught up (or, with no run
+    // followed, the run list's subscription has).
+    onCaughtUp: (runId) => {
+      if (followed && runId !== followed) return;
+      flush();
+      state().setCaughtUp();
+    },
     onRunLevel: (e) => {
       // The selected run's controls go by its capabilities, which change
       // with its status: fetch it at once rather than with the burst.
@@ -76,11 +127,37 @@ export function startSync(api: Api, store: AppStore, socketOpts: SocketOptions =
   let followed: string | undefined;
   function follow(runId: string | undefined): void {
     if (runId === followed) return;
+    flush(); // so that lastSeq below counts every event received
     if (followed) socket.unsubscribeRun(followed);
     followed = runId;
     if (!runId) return;
-    socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? 0);
     void refreshRun(runId);
+    if (pageHistory) void readHistory(runId);
+    else socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? 0);
+  }
+
+  // readHistory applies a run's events page by page, each page in one
+  // update, then subscribes from the last one; it stops when another run
+  // is followed. A failed read leaves the rest to the socket's replay.
+  async function readHistory(runId: string): Promise<void> {
+    let after = state().stream.runs[runId]?.lastSeq ?? 0;
+    try {
+      for (;;) {
+        const page = await api.events(runId, after, historyPage);
+        if (followed !== runId) return;
+        if (page.events.length > 0) {
+          flush();
+          state().applyEvents(page.events);
+        }
+        after = Math.max(after, page.next_after);
+        if (!page.more || page.events.length === 0) break;
+      }
+    } catch (err) {
+      if (followed !== runId) return;
+      report(err);
+    }
+    if (followed !== runId) return;
+    socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? after);
   }
 
   const unsubscribe = store.subscribe((s) => {
@@ -110,6 +187,7 @@ export function startSync(api: Api, store: AppStore, socketOpts: SocketOptions =
     stop: () => {
       unsubscribe();
       clearTimeout(timer);
+      flush();
       socket.stop();
     },
   };

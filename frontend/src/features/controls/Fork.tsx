@@ -4,35 +4,45 @@ import { useCommand } from "./useCommand";
 
 // Statuses of a node that a fork can start after: it finished, and its
 // outcome is known (an interrupted node's is not).
-const forkable = new Set(["succeeded", "failed", "denied", "cancelled"]);
+const forkable: ReadonlySet<string> = new Set(["succeeded", "failed", "denied", "cancelled"]);
 
-// ForkButton starts a new run, paused, whose conversation is this run's up to
-// and including the node, then selects it. It shows only on a finished node
-// of a run whose capabilities hold fork.
-export function ForkButton({ runId, nodeId }: { runId: string; nodeId: string }) {
-  const allowed = useApp((s) => !!selectRun(s, runId)?.capabilities?.includes("fork"));
-  const status = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]?.status);
+// canForkFrom says whether a node of that status can be forked from.
+export function canForkFrom(status: string | undefined): boolean {
+  return !!status && forkable.has(status);
+}
+
+// useFork forks a run from a node, then selects the new run.
+export function useFork(runId: string) {
   const select = useApp((s) => s.select);
   const { refreshLists } = useServices();
   const { send, busy, error } = useCommand(runId);
-  if (!allowed || !status || !forkable.has(status)) return null;
-
-  async function fork() {
+  async function fork(nodeId: string) {
     const res = await send("fork", { node_id: nodeId });
     if (res?.status === "accepted" && res.fork) {
       void refreshLists();
       select(res.fork);
     }
   }
+  return { fork, busy, error };
+}
 
+// ForkButton starts a new run, paused, whose conversation is this run's up to
+// and including the node, then selects it. It shows only on a finished node
+// of a run whose capabilities hold fork.
+export function ForkButton({ runId, nodeId, testId }: { runId: string; nodeId: string; testId?: string }) {
+  const allowed = useApp((s) => !!selectRun(s, runId)?.capabilities?.includes("fork"));
+  const status = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]?.status);
+  const { fork, busy, error } = useFork(runId);
+  if (!allowed || !canForkFrom(status)) return null;
   return (
     <>
       <button
         type="button"
         className="fork-button"
+        data-testid={testId}
         disabled={busy}
-        title={`Start a new run, paused, that continues the conversation from ${nodeId}`}
-        onClick={() => void fork()}
+        title={`Start a new run, paused, that continues the conversation from ${nodeId} (f on a node selected in the graph)`}
+        onClick={() => void fork(nodeId)}
       >
         Fork from here
       </button>

@@ -221,7 +221,8 @@ describe("keyboard shortcuts", () => {
     const { run, events } = pausedAt({ kind: "model" }, ["continue", "step", "steer", "cancel", "fork"]);
     const { sent } = setup(run, events);
     fireEvent.keyDown(screen.getByRole("textbox", { name: "Steer message" }), { key: "p" });
-    fireEvent.keyDown(document.body, { key: "c" }); // no key cancels
+    fireEvent.keyDown(screen.getByTestId("transcript-search"), { key: "s" });
+    fireEvent.keyDown(document.body, { key: "p", ctrlKey: true });
     expect(sent).toHaveLength(0);
     fireEvent.keyDown(document.body, { key: "p" });
     await waitFor(() => expect(sent).toHaveLength(1));
@@ -233,8 +234,54 @@ describe("keyboard shortcuts", () => {
     expect(screen.queryByRole("dialog", { name: "Keyboard shortcuts" })).toBeNull();
     fireEvent.keyDown(document.body, { key: "?" });
     expect(screen.getByRole("dialog", { name: "Keyboard shortcuts" }).textContent).toContain("Pause, or continue a paused run");
+    expect(screen.getByTestId("shortcuts-dialog")).toBeTruthy();
     fireEvent.keyDown(document.body, { key: "Escape" });
     expect(screen.queryByRole("dialog", { name: "Keyboard shortcuts" })).toBeNull();
+  });
+
+  it("c asks before it cancels, and cancels only once confirmed", async () => {
+    const { sent } = setup(baseRun, running);
+    fireEvent.keyDown(document.body, { key: "c" });
+    const dialog = screen.getByRole("dialog", { name: "Cancel this run?" });
+    expect(sent).toHaveLength(0);
+    // Shortcuts do not act behind the dialog; Escape in it closes it.
+    fireEvent.keyDown(dialog, { key: "p" });
+    fireEvent.keyDown(dialog, { key: "Escape" });
+    expect(screen.queryByRole("dialog", { name: "Cancel this run?" })).toBeNull();
+    expect(sent).toHaveLength(0);
+    fireEvent.keyDown(document.body, { key: "c" });
+    fireEvent.click(screen.getByTestId("confirm-cancel"));
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]!.body["type"]).toBe("cancel");
+  });
+
+  it("g, t and b choose the panes and / focuses the transcript's search", () => {
+    const { store } = setup(baseRun, running);
+    fireEvent.keyDown(document.body, { key: "g" });
+    expect(store.getState().runView.pane).toBe("graph");
+    expect(screen.queryByRole("region", { name: "Transcript" })).toBeNull();
+    fireEvent.keyDown(document.body, { key: "t" });
+    expect(store.getState().runView.pane).toBe("transcript");
+    expect(screen.queryByRole("region", { name: "Graph" })).toBeNull();
+    fireEvent.keyDown(document.body, { key: "b" });
+    expect(store.getState().runView.pane).toBe("both");
+    fireEvent.keyDown(document.body, { key: "/" });
+    expect(document.activeElement).toBe(screen.getByTestId("transcript-search"));
+    // Typed into the search box, the letters are text, not shortcuts.
+    fireEvent.keyDown(document.activeElement!, { key: "g" });
+    expect(store.getState().runView.pane).toBe("both");
+  });
+
+  it("f forks from the node selected in the graph, and says what to do without one", async () => {
+    const { run, events } = pausedAt({ kind: "model" }, ["continue", "step", "steer", "cancel", "fork"]);
+    const { sent, store } = setup(run, events, (b) => (b["type"] === "fork" ? { status: "accepted", fork: "run_f" } : { status: "accepted" }));
+    fireEvent.keyDown(document.body, { key: "f" });
+    expect(screen.getByRole("status").textContent).toContain("Select a finished node in the graph first");
+    expect(sent).toHaveLength(0);
+    act(() => store.getState().selectNode("n3"));
+    fireEvent.keyDown(document.body, { key: "f" });
+    await waitFor(() => expect(store.getState().selectedRunId).toBe("run_f"));
+    expect(sent[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3" });
   });
 });
 

@@ -1,44 +1,94 @@
 import "./controls.css";
 import { useEffect, useRef, useState } from "react";
 import type { CommandType } from "../../api/types";
+import { useApp } from "../../store/context";
+import { Dialog } from "../../ui/Dialog";
+import { saveLayout } from "../transcript/layoutPref";
+import { focusSearchEvent } from "../transcript/Transcript";
+import { canForkFrom, useFork } from "./Fork";
 import { can, interrupted, title, type LiveRun } from "./liveRun";
+import { shortcutFor, shortcuts } from "./shortcuts";
 import type { SendCommand } from "./useCommand";
 
-type Props = { live: LiveRun; send: SendCommand; busy: boolean };
+type Props = { runId: string; live: LiveRun; send: SendCommand; busy: boolean };
 
 // RunControls are the header's buttons: Pause, Continue, Step and Cancel run,
-// each enabled only when the run's capabilities hold its command, plus the
-// keyboard shortcuts (p, s, ?) that work while no text field has the focus.
-export function RunControls({ live, send, busy }: Props) {
+// each enabled only when the run's capabilities hold its command (a
+// disabled one says why in its tooltip), plus the keyboard shortcuts of
+// the run view (see shortcuts.ts), which act while no text field has the
+// focus. The c key asks before it cancels; the button does not, it is
+// already a deliberate click.
+export function RunControls({ runId, live, send, busy }: Props) {
   const [help, setHelp] = useState(false);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const [note, setNote] = useState<string>();
+  const { fork } = useFork(runId);
+  const showPane = useApp((s) => s.showPane);
+  const pane = useApp((s) => s.runView.pane);
+  const selected = useApp((s) => s.runView.node);
+  const selectedStatus = useApp((s) => (selected ? s.stream.runs[runId]?.nodes[selected]?.status : undefined));
 
-  // The listener is added once and reads the newest props through a ref:
+  // The listener is added once and reads the newest values through a ref:
   // the header re-renders on every streamed event.
-  const latest = useRef({ live, send, busy });
+  const latest = useRef({ live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: false });
   useEffect(() => {
-    latest.current = { live, send, busy };
+    latest.current = { live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: help || confirmCancel };
   });
+
+  useEffect(() => {
+    if (!note) return;
+    const t = setTimeout(() => setNote(undefined), 4000);
+    return () => clearTimeout(t);
+  }, [note]);
+
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
-      if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) return;
-      const { live, send, busy } = latest.current;
+      const cur = latest.current;
+      if (e.key === "Escape") {
+        setHelp(false);
+        return;
+      }
+      const action = shortcutFor(e);
+      if (!action) return;
+      e.preventDefault();
+      if (cur.dialog && action !== "help") return;
+      const { live, send, busy } = cur;
       const act = (cmd: CommandType) => {
-        e.preventDefault();
         if (!busy && can(live, cmd)) void send(cmd);
       };
-      switch (e.key) {
-        case "p":
+      switch (action) {
+        case "pauseOrContinue":
           act(can(live, "continue") ? "continue" : "pause");
           return;
-        case "s":
+        case "step":
           act("step");
           return;
-        case "?":
-          e.preventDefault();
-          setHelp((h) => !h);
+        case "cancel":
+          if (can(live, "cancel")) setConfirmCancel(true);
           return;
-        case "Escape":
-          setHelp(false);
+        case "fork":
+          if (!cur.selected) setNote("Select a finished node in the graph first, then press f.");
+          else if (!canForkFrom(cur.selectedStatus) || !can(live, "fork")) setNote("That node cannot be forked from: only a finished one can.");
+          else void cur.fork(cur.selected);
+          return;
+        case "search":
+          // The search box is the transcript's: show it first if hidden.
+          if (cur.pane === "graph" || cur.pane === "files") {
+            cur.showPane("both");
+            saveLayout("both");
+            requestAnimationFrame(() => window.dispatchEvent(new Event(focusSearchEvent)));
+          } else {
+            window.dispatchEvent(new Event(focusSearchEvent));
+          }
+          return;
+        case "transcript":
+        case "graph":
+        case "both":
+          cur.showPane(action);
+          saveLayout(action);
+          return;
+        case "help":
+          setHelp((h) => !h);
           return;
       }
     }
@@ -76,43 +126,63 @@ export function RunControls({ live, send, busy }: Props) {
       >
         ?
       </button>
+      {note && (
+        <span className="controls-note" role="status">
+          {note}
+        </span>
+      )}
       {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+      {confirmCancel && (
+        <Dialog title="Cancel this run?" onClose={() => setConfirmCancel(false)} data-testid="cancel-dialog">
+          <p>The run stops for good: its current call is cancelled and it cannot be continued (it can still be forked).</p>
+          <div className="dialog-actions">
+            <button type="button" data-autofocus onClick={() => setConfirmCancel(false)}>
+              Keep it running
+            </button>
+            <button
+              type="button"
+              className="danger"
+              data-testid="confirm-cancel"
+              disabled={busy || !can(live, "cancel")}
+              onClick={() => {
+                setConfirmCancel(false);
+                void send("cancel");
+              }}
+            >
+              Cancel the run
+            </button>
+          </div>
+        </Dialog>
+      )}
     </div>
   );
 }
 
 function ShortcutsHelp({ onClose }: { onClose: () => void }) {
   return (
-    <div className="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
-      <dl>
-        <dt>
-          <kbd>p</kbd>
-        </dt>
-        <dd>Pause, or continue a paused run</dd>
-        <dt>
-          <kbd>s</kbd>
-        </dt>
-        <dd>Step: one model or tool call, then pause</dd>
-        <dt>
-          <kbd>?</kbd>
-        </dt>
-        <dd>Show or hide this help</dd>
+    <Dialog title="Keyboard shortcuts" onClose={onClose} data-testid="shortcuts-dialog">
+      <dl className="shortcuts">
+        {shortcuts.map((s) => (
+          <div key={s.key} className="shortcut-row">
+            <dt>
+              <kbd>{s.key}</kbd>
+            </dt>
+            <dd>{s.text}</dd>
+          </div>
+        ))}
+        <div className="shortcut-row">
+          <dt>
+            <kbd>Esc</kbd>
+          </dt>
+          <dd>Close a dialog, restore a maximised pane, clear the search</dd>
+        </div>
       </dl>
-      <p className="muted">Keys work while no text field has the focus. Cancel has no key on purpose.</p>
-      <button type="button" onClick={onClose}>
-        Close
-      </button>
-    </div>
+      <p className="muted">The keys act while no text field has the focus.</p>
+      <div className="dialog-actions">
+        <button type="button" data-autofocus onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
   );
-}
-
-// typing reports whether a key went to a place where it types text.
-function typing(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  const tag = target.tagName;
-  if (tag === "TEXTAREA" || tag === "SELECT") return true;
-  if (tag !== "INPUT") return false;
-  const type = (target as HTMLInputElement).type;
-  return !["button", "checkbox", "radio", "submit", "reset", "range", "color", "file"].includes(type);
 }

@@ -65,7 +65,7 @@ export const hint: Partial<Record<CommandType, string>> = {
   pause: "Stop at the next safe point, before a model or tool call (p)",
   continue: "Run on until the next pause (p)",
   step: "Run the next model or tool call, then pause again (s)",
-  cancel: "Stop the run for good",
+  cancel: "Stop the run for good (c asks first)",
   steer: "Add a message the model reads at its next call",
   retry: "Run the interrupted call again",
   skip: "Do not run the interrupted call again: the model is told its outcome is unknown",

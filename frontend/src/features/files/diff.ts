@@ -80,3 +80,79 @@ export function diffStat(rows: readonly DiffRow[]): { added: number; removed: nu
   }
   return { added, removed };
 }
+
+// FileDiff is one file's part of a multi-file diff.
+export type FileDiff = { path: string; diff: string };
+
+const gitHeader = /^diff --git a\/(.+?) b\/(.+)$/;
+
+// splitFileDiffs cuts a diff of several files (git diff, a patch) into one
+// diff per file, named by its new path (its old one for a deletion). What
+// comes before the first file (git diff --stat's summary) is the preamble.
+// A file starts at git's "diff --git" line, or at a "--- " line followed by
+// "+++ " outside a hunk (the hunk headers' counts say where a hunk ends, so
+// a removed line that starts with "--" starts nothing).
+export function splitFileDiffs(text: string): { preamble: string; files: FileDiff[] } {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const files: { path: string; lines: string[]; awaitsHeader: boolean }[] = [];
+  const preamble: string[] = [];
+  let cur: (typeof files)[number] | undefined;
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (oldLeft > 0 || newLeft > 0) {
+      const sign = line[0];
+      if (sign === "+") newLeft--;
+      else if (sign === "-") oldLeft--;
+      else if (sign === " " || line === "") {
+        oldLeft--;
+        newLeft--;
+      }
+      if (sign !== "\\") {
+        cur?.lines.push(line);
+        continue;
+      }
+    }
+    const git = gitHeader.exec(line);
+    const plain = line.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ") && !cur?.awaitsHeader;
+    if (git || plain) {
+      cur = { path: git ? git[2]! : "", lines: [], awaitsHeader: !!git };
+      files.push(cur);
+    }
+    if (!cur) {
+      preamble.push(line);
+      continue;
+    }
+    cur.lines.push(line);
+    if (line.startsWith("--- ") || line.startsWith("+++ ")) {
+      cur.awaitsHeader = false;
+      const p = pathOf(line.slice(4));
+      if (p && (line.startsWith("+++ ") || !cur.path)) cur.path = p;
+    }
+    const m = hunkHeader.exec(line);
+    if (m) {
+      oldLeft = m[2] === undefined ? 1 : Number(m[2]);
+      newLeft = m[4] === undefined ? 1 : Number(m[4]);
+    }
+  }
+  return {
+    preamble: preamble.join("\n").trim(),
+    files: files.map((f) => ({ path: f.path || "(file)", diff: f.lines.join("\n") + "\n" })),
+  };
+}
+
+// pathOf reads a path from a ---/+++ line: without its a/ or b/ prefix and
+// any tab-separated time; undefined for /dev/null.
+function pathOf(s: string): string | undefined {
+  const p = s.split("\t")[0]!.trim();
+  if (p === "/dev/null" || p === "") return undefined;
+  return p.replace(/^[ab]\//, "");
+}
+
+// looksLikeDiff says whether a text holds a unified diff: a file header and
+// a hunk header.
+export function looksLikeDiff(text: string): boolean {
+  return /^(diff --git |--- )/m.test(text) && /^@@ -\d+(,\d+)? \+\d+(,\d+)? @@/m.test(text);
+}

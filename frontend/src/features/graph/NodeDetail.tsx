@@ -4,8 +4,10 @@ import { useApp, useServices } from "../../store/context";
 import { emptyTranscript, reduceRun, type TranscriptNode } from "../../store/reducer";
 import { duration, errorMessage, pretty } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
-import { ForkButton } from "../controls/Fork";
 import { decisionText } from "../inbox/decisionText";
+import { Diffs } from "../transcript/ToolDiffView";
+import { toolDiff } from "../transcript/toolDiff";
+import { NodeActions } from "./NodeActions";
 
 // NodeDetailPanel shows one node of the graph: what it is, how it went, and
 // what went in and came out, as GET /runs/{id}/nodes/{node} records it (the
@@ -94,6 +96,7 @@ export function NodeDetailPanel({ runId, nodeId, onClose }: { runId: string; nod
           </>
         )}
       </dl>
+      <NodeActions runId={runId} nodeId={nodeId} />
       {(n?.error ?? g?.error) && <pre className="node-error">{n?.error ?? g?.error}</pre>}
       {n && <NodeBody n={n} input={detail?.input} />}
       {error && (
@@ -101,9 +104,6 @@ export function NodeDetailPanel({ runId, nodeId, onClose }: { runId: string; nod
           Could not load the node: {error}
         </p>
       )}
-      <div className="node-actions">
-        <ForkButton runId={runId} nodeId={nodeId} />
-      </div>
     </aside>
   );
 }
@@ -112,21 +112,38 @@ function NodeBody({ n, input }: { n: TranscriptNode; input?: Message[] }) {
   switch (n.kind) {
     case "user":
       return <Block title="Message">{n.text}</Block>;
-    case "tool":
+    case "tool": {
+      const diff = toolDiff(n.tool, n.arguments, n.output);
       return (
         <>
-          <Block title="Arguments">{pretty(n.arguments)}</Block>
+          {diff?.from === "arguments" ? (
+            <div className="node-block">
+              <h3>Change asked</h3>
+              <Diffs diff={diff} label="Change asked" />
+            </div>
+          ) : (
+            <Block title="Arguments">{pretty(n.arguments)}</Block>
+          )}
           {n.approval?.editedArguments !== undefined && n.approval.editedArguments !== null && (
             <Block title="Arguments edited by the user">{pretty(n.approval.editedArguments)}</Block>
           )}
           {n.approval?.decision && <p className="muted">{decisionText(n.approval)}</p>}
-          {n.output !== undefined && (
-            <Block title={n.isError ? "Output (error)" : "Output"} error={n.isError}>
-              {n.output}
-            </Block>
+          {diff?.from === "output" ? (
+            <div className="node-block">
+              <h3>Output</h3>
+              {diff.preamble && <pre>{diff.preamble}</pre>}
+              <Diffs diff={diff} label="Output" />
+            </div>
+          ) : (
+            n.output !== undefined && (
+              <Block title={n.isError ? "Output (error)" : "Output"} error={n.isError}>
+                {n.output}
+              </Block>
+            )
           )}
         </>
       );
+    }
     case "llm":
       return (
         <>

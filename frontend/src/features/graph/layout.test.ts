@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../api/types";
-import { emptyTranscript, reduceRun } from "../../store/reducer";
-import { activeNode, graphFromTranscript, layoutGraph, nodeHeight, nodeWidth, type StepData } from "./layout";
+import { emptyTranscript, reduceRun, reduceRunBatch } from "../../store/reducer";
+import { bigRunEvents } from "../../test/bigRun";
+import { foldGraph } from "./fold";
+import { activeNode, drawnEdges, graphFromTranscript, keepSame, layoutGraph, nodeHeight, nodeWidth, positions, type StepData } from "./layout";
 
 const step = (id: string, kind: StepData["kind"], after: string[] = [], parent?: string): StepData => ({
   id, kind, status: "succeeded", label: id, after, parent,
@@ -53,12 +55,19 @@ describe("layoutGraph", () => {
     expect(y("toolB")).toBeLessThan(y("llm2"));
   });
 
-  it("keeps after edges solid, parent edges dashed, and drops duplicates and dangling edges", () => {
+  it("keeps after edges solid, parent edges dashed, and drops duplicates, dangling edges and implied containment", () => {
     const out = layoutGraph(nodes, edges);
-    expect(out.edges).toHaveLength(7);
     const ids = out.edges.map((e) => e.id);
-    expect(ids).not.toContain("parent:llm1->toolA");
-    expect(ids).toContain("after:llm1->toolA");
+    // The root contains every node: a parent edge from it is drawn only to
+    // a node that ran after nothing (the user's message).
+    expect(ids).toEqual([
+      "parent:agent->user",
+      "after:user->llm1",
+      "after:llm1->toolA",
+      "after:llm1->toolB",
+      "after:toolA->llm2",
+      "after:toolB->llm2",
+    ]);
     expect(out.edges.find((e) => e.id === "parent:agent->user")?.style?.strokeDasharray).toBeTruthy();
     expect(out.edges.find((e) => e.id === "after:user->llm1")?.style?.strokeDasharray).toBeUndefined();
   });
@@ -87,13 +96,85 @@ describe("graphFromTranscript", () => {
     ]);
     expect(g.nodes[2]!.usage?.output_tokens).toBe(3);
     expect(g.nodes[3]!.tool).toBe("write_file");
-    expect(layoutGraph(g.nodes, g.edges).edges.map((e) => e.id)).toEqual([
+    expect(g.edges.map((e) => `${e.kind}:${e.from}->${e.to}`)).toEqual([
       "parent:n1->n2",
       "after:n2->n3",
       "parent:n1->n3",
       "after:n3->n4",
       "parent:n1->n4",
     ]);
+    expect(layoutGraph(g.nodes, g.edges).edges.map((e) => e.id)).toEqual(["parent:n1->n2", "after:n2->n3", "after:n3->n4"]);
     expect(activeNode(g.nodes)).toBe("n4");
+    // The root runs as long as the run: it is not followed.
+    expect(activeNode(g.nodes.slice(0, 3))).toBeUndefined();
+  });
+});
+
+describe("layout of a long run", () => {
+  // 500 turns of a model call and three tool calls: 2,002 nodes, from the
+  // same events a live run sends, through the reducer.
+  const t = reduceRunBatch(emptyTranscript("run_big"), bigRunEvents());
+
+  it("lays out 2,000 nodes, unfolded, well under a second", () => {
+    const g = graphFromTranscript(t);
+    expect(g.nodes.length).toBeGreaterThanOrEqual(2000);
+    const start = performance.now();
+    const all = foldGraph(g.nodes, g.edges, Object.fromEntries(g.nodes.filter((n) => n.kind === "llm").map((n) => [n.id, true])));
+    const out = layoutGraph(all.nodes, all.edges);
+    const ms = performance.now() - start;
+    expect(out.nodes).toHaveLength(g.nodes.length);
+    // Measured at about 15 ms on a 2-core machine; the bound is generous.
+    expect(ms).toBeLessThan(1500);
+    const rows = new Set(out.nodes.map((n) => n.position.y));
+    expect(rows.size).toBe(2 + 2 * 500); // agent, instructions, then a model row and a tools row per turn
+  });
+
+  it("folds each turn into its model node by default: a quarter of the nodes to draw", () => {
+    const g = graphFromTranscript(t);
+    const start = performance.now();
+    const f = foldGraph(g.nodes, g.edges);
+    const out = layoutGraph(f.nodes, f.edges);
+    expect(performance.now() - start).toBeLessThan(1500);
+    expect(out.nodes).toHaveLength(502);
+    expect(out.nodes.filter((n) => n.data.fold?.count === 3)).toHaveLength(500);
+  });
+
+  it("moves only the new node's row-mates when a node starts", () => {
+    const g = graphFromTranscript(t);
+    const moved = (n: number) => {
+      const before = positions(g.nodes.slice(0, n), g.edges);
+      const after = positions(g.nodes.slice(0, n + 1), g.edges);
+      return [...before].filter(([id, p]) => after.get(id)!.x !== p.x || after.get(id)!.y !== p.y).map(([id]) => id);
+    };
+    expect(g.nodes[1002]!.id).toBe("m250"); // a model call: a new row
+    expect(moved(1002)).toEqual([]);
+    expect(g.nodes[1001]!.id).toBe("t249_2"); // the third call of a turn
+    expect(moved(1001)).toEqual(["t249_0", "t249_1"]);
+  });
+});
+
+describe("drawnEdges", () => {
+  it("keeps a parent edge that is not the root's: a sub-agent's calls", () => {
+    const nodes = [step("root", "agent"), step("sub", "agent", [], "root"), step("m", "llm", ["sub"], "sub")];
+    const edges = [
+      { from: "root", to: "sub", kind: "parent" as const },
+      { from: "sub", to: "m", kind: "after" as const },
+      { from: "sub", to: "m", kind: "parent" as const },
+    ];
+    expect(drawnEdges(nodes, edges).map((e) => `${e.kind}:${e.from}->${e.to}`)).toEqual(["parent:root->sub", "after:sub->m"]);
+  });
+});
+
+describe("keepSame", () => {
+  it("keeps the object of a step that draws the same, and takes a changed one", () => {
+    const cache = new Map<string, StepData>();
+    const a = step("a", "llm");
+    const [first] = keepSame(cache, [a]);
+    expect(first).toBe(a);
+    const [same] = keepSame(cache, [{ ...a, after: [] }]);
+    expect(same).toBe(a);
+    const [changed] = keepSame(cache, [{ ...a, status: "failed" }]);
+    expect(changed).not.toBe(a);
+    expect(changed!.status).toBe("failed");
   });
 });

@@ -15,17 +15,17 @@ export function Inbox() {
   const entries = useMemo(() => groupInbox(inbox), [inbox]);
 
   return (
-    <section aria-label="Inbox" className={`inbox${inbox.length > 0 ? " has-items" : ""}`}>
+    <section aria-label="Inbox" className={`inbox${inbox.length > 0 ? " has-items" : " is-empty"}`}>
       <div className="inbox-head">
         <h2>
           Inbox <span className="count">{inbox.length}</span>
         </h2>
+        {/* Empty, the inbox is this one line. */}
+        {inbox.length === 0 && <p className="empty">No approvals or questions waiting.</p>}
         <span className="spacer" />
         <EnableNotifications />
       </div>
-      {inbox.length === 0 ? (
-        <p className="empty">No approvals or questions waiting.</p>
-      ) : (
+      {inbox.length > 0 && (
         <ul>
           {entries.map((e) => (
             <li key={e.key} className="inbox-item">

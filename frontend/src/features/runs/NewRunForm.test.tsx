@@ -52,3 +52,30 @@ describe("NewRunForm permission mode", () => {
     expect(body(fetchMock)).toMatchObject({ agent: "ag_1", workspace: "/tmp/ws", mode: "edits" });
   });
 });
+
+describe("NewRunForm in the desktop window", () => {
+  it("browses with the native folder dialog", async () => {
+    const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) =>
+      new Response(JSON.stringify({ path: "/home/me/project" }), { status: 200, headers: { "Content-Type": "application/json" } }),
+    );
+    const services: Services = {
+      api: createApi({ fetch: fetchMock as unknown as typeof fetch }),
+      store: createAppStore({
+        agents: [agent],
+        listsLoaded: true,
+        info: { version: "t", default_workspace: "/tmp", provider: "openai", demo: false, note: "", desktop: true },
+      }),
+      refreshLists: vi.fn(async () => {}),
+      refreshRun: vi.fn(async () => {}),
+    };
+    render(
+      <ServicesProvider value={services}>
+        <NewRunForm />
+      </ServicesProvider>,
+    );
+    fireEvent.click(screen.getByRole("button", { name: "Browse folders" }));
+    await waitFor(() => expect((screen.getByLabelText("Workspace") as HTMLInputElement).value).toBe("/home/me/project"));
+    expect(String(fetchMock.mock.calls[0]![0])).toContain("/api/v1/desktop/folder");
+    expect(screen.queryByRole("dialog")).toBeNull();
+  });
+});

@@ -54,6 +54,17 @@ export function NewRunForm() {
     });
   }
 
+  // In the desktop window the system's own folder dialog is the picker.
+  async function pickNative() {
+    setError(undefined);
+    try {
+      const res = await api.pickFolder(ws);
+      if (res.path) choose(res.path);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true);
@@ -119,7 +130,7 @@ export function NewRunForm() {
             aria-label="Browse folders"
             aria-expanded={picking}
             aria-controls={picking ? pickerId : undefined}
-            onClick={() => (picking ? closePicker() : setPicking(true))}
+            onClick={() => (info?.desktop ? void pickNative() : picking ? closePicker() : setPicking(true))}
           >
             Browse…
           </button>

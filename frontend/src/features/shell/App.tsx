@@ -1,16 +1,18 @@
 import { useApp } from "../../store/context";
+import type { Page } from "../../store/store";
+import { AgentsPage } from "../agents/AgentsPage";
 import { Inbox } from "../inbox/Inbox";
 import { NewRunForm } from "../runs/NewRunForm";
 import { RunList } from "../runs/RunList";
-import { GrantsView } from "../settings/GrantsView";
+import { isSettingsSection, SettingsPage } from "../settings/SettingsPage";
 import { RunView } from "../transcript/RunView";
 import { SignedOut } from "./SignedOut";
 import { TopBar } from "./TopBar";
 import "./shell.css";
 
-// App is the page: runs on the left; the inbox and the selected run (or a
-// settings page) in the main area. The inbox stays on every page: a run
-// waiting for a person matters wherever that person is.
+// App is the page: runs on the left; the inbox and the selected run (or the
+// agents, or a settings section) in the main area. The inbox stays on every
+// page: a run waiting for a person matters wherever that person is.
 export function App() {
   const unauthorized = useApp((s) => s.unauthorized);
   const page = useApp((s) => s.page);
@@ -26,30 +28,43 @@ export function App() {
         </aside>
         <main className="main">
           <Inbox />
-          {page === "grants" ? <GrantsView /> : <RunView />}
+          {page === "agents" ? <AgentsPage /> : isSettingsSection(page) ? <SettingsPage section={page} /> : <RunView />}
         </main>
       </div>
     </div>
   );
 }
 
-// SidebarFoot leads to the settings pages; pressed again, back to the run.
+// SidebarFoot leads to the agents and the settings; pressed again, back to
+// the run.
 function SidebarFoot() {
   const page = useApp((s) => s.page);
-  const showPage = useApp((s) => s.showPage);
-  const on = page === "grants";
   return (
-    <div className="sidebar-foot">
-      <button
-        type="button"
-        className={on ? "active" : undefined}
-        aria-pressed={on}
-        data-testid="grants-button"
-        title="Saved approvals: approve always, deny always"
-        onClick={() => showPage(on ? "run" : "grants")}
-      >
-        Grants
-      </button>
-    </div>
+    <nav className="sidebar-foot" aria-label="Pages">
+      <PageButton on={page === "agents"} to="agents" testId="agents-button" title="Create and edit agents">
+        Agents
+      </PageButton>
+      <PageButton on={isSettingsSection(page)} to="providers" testId="settings-button" title="Providers, prices and grants">
+        Settings
+      </PageButton>
+    </nav>
+  );
+}
+
+type PageButtonProps = { on: boolean; to: Page; testId: string; title: string; children: string };
+
+function PageButton({ on, to, testId, title, children }: PageButtonProps) {
+  const showPage = useApp((s) => s.showPage);
+  return (
+    <button
+      type="button"
+      className={on ? "active" : undefined}
+      aria-pressed={on}
+      data-testid={testId}
+      title={title}
+      onClick={() => showPage(on ? "run" : to)}
+    >
+      {children}
+    </button>
   );
 }

@@ -1,11 +1,9 @@
 import { useApp } from "../../store/context";
-
-const connectionText = { open: "live", connecting: "connecting…", closed: "reconnecting…" } as const;
+import { ConnectionStatus } from "../../ui/ConnectionStatus";
 
 // TopBar names the program, its version and model, and whether live updates flow.
 export function TopBar() {
   const info = useApp((s) => s.info);
-  const connection = useApp((s) => s.connection);
   const loadError = useApp((s) => s.loadError);
   return (
     <header className="topbar">
@@ -22,9 +20,7 @@ export function TopBar() {
           {loadError}
         </span>
       )}
-      <span className={`conn conn-${connection}`} title="Live updates (WebSocket)">
-        {connectionText[connection]}
-      </span>
+      <ConnectionStatus />
     </header>
   );
 }

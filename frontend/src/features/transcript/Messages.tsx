@@ -3,6 +3,7 @@ import { useApp } from "../../store/context";
 import { duration } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { ForkButton } from "../controls/Fork";
+import { Highlight } from "./Highlight";
 
 // userLabels names where a user message came from, by its node's label.
 const userLabels: Record<string, string> = { instructions: "Instructions", steer: "Steer" };
@@ -33,7 +34,9 @@ export const UserNodeMessage = memo(function UserNodeMessage({ runId, nodeId }: 
         <span className="spacer" />
         <ForkButton runId={runId} nodeId={nodeId} />
       </div>
-      <div className="msg-text">{n.text}</div>
+      <div className="msg-text">
+        <Highlight text={n.text} />
+      </div>
     </div>
   );
 });
@@ -52,7 +55,9 @@ function AnswerMessage({ runId, nodeId, answerTo, text }: NodeProps & { answerTo
         <span className="spacer" />
         <ForkButton runId={runId} nodeId={nodeId} />
       </div>
-      <div className="msg-text">Answer: {text}</div>
+      <div className="msg-text">
+        Answer: <Highlight text={text} />
+      </div>
     </div>
   );
 }
@@ -88,7 +93,7 @@ export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps)
         </ul>
       )}
       <div data-testid="llm-text" className="msg-text">
-        {n.text}
+        <Highlight text={n.text} />
       </div>
       {n.error && <p className="node-error">{n.error}</p>}
     </div>

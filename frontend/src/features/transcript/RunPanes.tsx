@@ -1,28 +1,15 @@
-import { useState, type ReactNode } from "react";
+import { useContext, useState, type ReactNode } from "react";
 import { useApp } from "../../store/context";
 import type { Pane } from "../../store/store";
+import { PaneContext } from "../../ui/PaneHeader";
+import { Splitter } from "../../ui/Splitter";
+import { maxRatio, minRatio, saveLayout, savedLayout, savedRatio, saveRatio, type Layout } from "./layoutPref";
 
-type Layout = Exclude<Pane, "files">;
-const layouts: { mode: Layout; label: string }[] = [
-  { mode: "transcript", label: "Transcript" },
-  { mode: "graph", label: "Graph" },
-  { mode: "both", label: "Both" },
+const layouts: { mode: Layout; label: string; key: string }[] = [
+  { mode: "transcript", label: "Transcript", key: "t" },
+  { mode: "graph", label: "Graph", key: "g" },
+  { mode: "both", label: "Both", key: "b" },
 ];
-
-// The layout outlives the page: it is how this person likes to look at runs.
-// The Files tab is not kept: it is a review one goes to, not a way of
-// watching runs.
-const storageKey = "steward.runPanes";
-
-function savedLayout(): Layout {
-  try {
-    const v = localStorage.getItem(storageKey);
-    if (v === "transcript" || v === "graph" || v === "both") return v;
-  } catch {
-    // Storage off (private mode, tests): the default.
-  }
-  return "both";
-}
 
 type Props = {
   transcript: ReactNode;
@@ -32,27 +19,40 @@ type Props = {
   filesCount: number;
 };
 
-// RunPanes shows a run's transcript, its graph, both side by side, or the
-// files it changed. Which one is the store's, so a transcript card can open
-// the Files tab and a change there can show its node in the graph.
+// RunPanes shows a run's transcript, its graph, both side by side with a
+// splitter between them, or the files it changed. Which one is the store's,
+// so a transcript card can open the Files tab and a change there can show
+// its node in the graph; a maximised pane (the run view's) shows alone.
 export function RunPanes({ transcript, graph, files, filesCount }: Props) {
   const [saved] = useState(savedLayout);
   const pane = useApp((s) => s.runView.pane) ?? saved;
   const showPane = useApp((s) => s.showPane);
+  const { maximised, toggleMaximise } = useContext(PaneContext);
+  const [ratio, setRatio] = useState(savedRatio);
+
   function choose(m: Pane) {
+    if (maximised) toggleMaximise(maximised); // a chosen layout ends the maximised view
     showPane(m);
-    if (m === "files") return;
-    try {
-      localStorage.setItem(storageKey, m);
-    } catch {
-      // Not kept: fine.
-    }
+    saveLayout(m);
   }
+  function resize(v: number) {
+    setRatio(v);
+    saveRatio(v);
+  }
+
+  const shown: Layout | "files" = maximised ?? pane;
   return (
     <>
       <div className="pane-switch" role="group" aria-label="Show">
-        {layouts.map(({ mode: m, label }) => (
-          <button key={m} type="button" aria-pressed={pane === m} className={pane === m ? "active" : undefined} onClick={() => choose(m)}>
+        {layouts.map(({ mode: m, label, key }) => (
+          <button
+            key={m}
+            type="button"
+            aria-pressed={pane === m}
+            className={pane === m ? "active" : undefined}
+            title={`${label} (${key})`}
+            onClick={() => choose(m)}
+          >
             {label}
           </button>
         ))}
@@ -72,12 +72,22 @@ export function RunPanes({ transcript, graph, files, filesCount }: Props) {
           )}
         </button>
       </div>
-      {pane === "files" ? (
-        files
+      {shown === "files" ? (
+        <div className="run-files">{files}</div>
       ) : (
-        <div className={`run-panes run-panes-${pane}`}>
-          {pane !== "graph" && transcript}
-          {pane !== "transcript" && graph}
+        <div className={`run-panes run-panes-${shown}`} style={shown === "both" ? { ["--ratio" as string]: `${ratio}%` } : undefined}>
+          {shown !== "graph" && transcript}
+          {shown === "both" && (
+            <Splitter
+              value={ratio}
+              min={minRatio}
+              max={maxRatio}
+              onChange={resize}
+              label="Resize transcript and graph"
+              data-testid="splitter"
+            />
+          )}
+          {shown !== "transcript" && graph}
         </div>
       )}
     </>

@@ -1,4 +1,6 @@
 import "./transcript.css";
+import { useEffect, useMemo, useState } from "react";
+import { PaneContext, type PaneControls, type PaneName } from "../../ui/PaneHeader";
 import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/reducer";
 import { selectRun } from "../../store/store";
@@ -16,36 +18,78 @@ import { PlanPanel } from "../plan/PlanPanel";
 import { RunPanes } from "./RunPanes";
 import { Transcript } from "./Transcript";
 
-// RunView is the selected run: its header, its plan, its live transcript
-// and execution graph (or the files it changed), and the audit of its tool
-// call decisions.
+// RunView is the selected run: its header (status, controls, the paused
+// banner, the steer box), its plan, its live transcript and execution graph
+// side by side (or the files it changed), and the audit of its tool call
+// decisions. Either pane can be maximised: the header's controls and the
+// inbox stay; Escape restores.
 export function RunView() {
   const runId = useApp((s) => s.selectedRunId);
   const filesCount = useApp((s) => (runId ? (s.stream.runs[runId]?.files.paths.length ?? 0) : 0));
+  const decisions = useApp((s) => (runId ? (s.stream.runs[runId]?.decisions.length ?? 0) : 0));
+  const [maximised, setMaximised] = useState<PaneName>();
+  const [decisionsOpen, setDecisionsOpen] = useState(false);
+  const panes = useMemo<PaneControls>(
+    () => ({ maximised, toggleMaximise: (p) => setMaximised((m) => (m === p ? undefined : p)) }),
+    [maximised],
+  );
+
+  // Escape restores a maximised pane (a dialog or a search box that takes
+  // Escape keeps it to itself).
+  useEffect(() => {
+    if (!maximised) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) setMaximised(undefined);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [maximised]);
+
   if (!runId) {
     return (
       <div className="run-view empty-state">
-        <p>Select a run on the left, or start a new one.</p>
+        <p>Select a run on the left, or start a new one with the form above it.</p>
       </div>
     );
   }
   return (
-    <div className="run-view">
-      {/* Keyed by run: a command's error or a steer draft stays with its run. */}
-      <RunHeader key={runId} runId={runId} />
-      <PlanPanel runId={runId} />
-      <RunPanes
-        transcript={<Transcript runId={runId} />}
-        graph={<GraphPanel key={runId} runId={runId} />}
-        files={<FilesView key={runId} runId={runId} />}
-        filesCount={filesCount}
-      />
-      <DecisionsPanel runId={runId} />
-    </div>
+    <PaneContext.Provider value={panes}>
+      <div className={`run-view${maximised ? " run-view-maximised" : ""}`}>
+        {/* Keyed by run: a command's error or a steer draft stays with its run. */}
+        <RunHeader key={runId} runId={runId} compact={!!maximised} />
+        {!maximised && <PlanPanel runId={runId} />}
+        <RunPanes
+          transcript={<Transcript key={`transcript:${runId}`} runId={runId} />}
+          graph={<GraphPanel key={`graph:${runId}`} runId={runId} />}
+          files={<FilesView key={runId} runId={runId} />}
+          filesCount={filesCount}
+        />
+        {/* A line until opened: the panes get the room. Hidden, not
+            unmounted (nor a closed <details>, whose text the browser
+            leaves out of innerText): the rows stay in the page. */}
+        <div className="decisions-fold" hidden={!!maximised}>
+          <button
+            type="button"
+            className="decisions-toggle"
+            aria-expanded={decisionsOpen}
+            aria-controls="run-decisions"
+            onClick={() => setDecisionsOpen((o) => !o)}
+          >
+            <span aria-hidden="true">{decisionsOpen ? "▾" : "▸"}</span> Decisions <span className="count">{decisions}</span>
+            <span className="muted"> · every automatic and human decision on this run's tool calls</span>
+          </button>
+          <div id="run-decisions" hidden={!decisionsOpen}>
+            <DecisionsPanel runId={runId} />
+          </div>
+        </div>
+      </div>
+    </PaneContext.Provider>
   );
 }
 
-function RunHeader({ runId }: { runId: string }) {
+// RunHeader is the run's status and controls; compact (a pane maximised)
+// leaves out its facts and lineage, never its controls.
+function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
   const run = useApp((s) => selectRun(s, runId));
   const t = useApp((s) => s.stream.runs[runId]);
   const { send, busy, error } = useCommand(runId);
@@ -62,9 +106,10 @@ function RunHeader({ runId }: { runId: string }) {
         <ModeBadge mode={run?.mode || t?.mode} unattended={run?.unattended ?? t?.unattended} />
         <code className="run-id">{runId}</code>
         <span className="spacer" />
-        <RunControls live={live} send={send} busy={busy} />
+        <RunControls runId={runId} live={live} send={send} busy={busy} />
       </div>
-      <Lineage runId={runId} />
+      {!compact && <Lineage runId={runId} />}
+      {!compact && (
       <dl className="run-facts">
         <dt>Workspace</dt>
         <dd>
@@ -84,6 +129,7 @@ function RunHeader({ runId }: { runId: string }) {
           </>
         )}
       </dl>
+      )}
       <PausedBanner live={live} send={send} busy={busy} />
       {!terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
       {error && (

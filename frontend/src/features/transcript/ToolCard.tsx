@@ -1,53 +1,94 @@
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import { useApp } from "../../store/context";
-import type { ApprovalState } from "../../store/reducer";
+import type { ApprovalState, ToolNode } from "../../store/reducer";
 import { duration, pretty } from "../../ui/format";
+import { StatusBadge } from "../../ui/StatusBadge";
 import { ForkButton } from "../controls/Fork";
-import { ApprovalCard } from "../inbox/ApprovalCard";
 import { ToolFiles } from "../files/ToolFiles";
+import { ApprovalCard } from "../inbox/ApprovalCard";
 import { decisionText } from "../inbox/decisionText";
 import { QuestionCard } from "../inbox/QuestionCard";
+import { useCardOpen } from "./cardState";
+import { Highlight } from "./Highlight";
+import { toolDiff, type ToolDiff } from "./toolDiff";
+import { Diffs } from "./ToolDiffView";
 
 const statusText: Record<string, string> = {
   waiting: "waiting for approval",
   interrupted: "interrupted: outcome unknown",
 };
 
+// A card whose arguments and output together are longer than this starts
+// collapsed: a person reads the head, the decision and the first lines of
+// the output, and opens it to read the rest.
+const longChars = 1200;
+const longLines = 24;
+const previewLines = 3;
+
 // ToolCard is one tool call: what was asked, whether a person let it run
 // (perhaps with arguments they edited), what came back. An ask_user call
-// shows its question and, once answered, the answer.
+// shows its question and, once answered, the answer. A diff in the call
+// (edit_file's replacement, apply_patch's patch, git_diff's output) shows
+// as a diff. A long card starts collapsed; one waiting for a person never is.
 export const ToolCard = memo(function ToolCard({ runId, nodeId }: { runId: string; nodeId: string }) {
   const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
   if (n?.kind !== "tool") return null;
+  return <ToolCardBody runId={runId} n={n} />;
+});
+
+function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
   const a = n.approval;
-  const waiting = n.status === "waiting" && a && !a.decision;
+  const waiting = n.status === "waiting" && !!a && !a.decision;
   const question = a?.kind === "question" ? (a.question ?? { text: a.reason }) : undefined;
   const edited = a?.editedArguments !== undefined && a.editedArguments !== null;
-  const status = n.status === "waiting" && question ? "waiting for an answer" : (statusText[n.status] ?? n.status);
+  const label = n.status === "waiting" && question ? "waiting for an answer" : statusText[n.status];
+
+  const args = useMemo(() => pretty(n.arguments), [n.arguments]);
+  const diff = useMemo(() => toolDiff(n.tool, n.arguments, n.output), [n.tool, n.arguments, n.output]);
+  const output = n.output ?? "";
+  const long = args.length + output.length > longChars || lineCount(args) + lineCount(output) > longLines;
+  const [chosenOpen, setOpen] = useCardOpen(n.id, long);
+  const open = waiting || chosenOpen;
+  const collapsible = long && !waiting;
+
   return (
     <article
-      className={`tool-card tool-${n.status}${n.isError ? " is-error" : ""}`}
+      className={`tool-card tool-${n.status}${n.isError ? " is-error" : ""}${open ? "" : " collapsed"}`}
       data-testid="tool-card"
       data-tool={n.tool}
       data-status={n.status}
-      data-node-id={nodeId}
+      data-node-id={n.id}
     >
       <header className="tool-head">
-        <span className="tool-name">{n.tool}</span>
+        <span className="tool-name">
+          <Highlight text={n.tool} />
+        </span>
         {n.risk && <span className={`risk risk-${n.risk}`}>{n.risk}</span>}
-        <span className={`tool-status status-${n.status}`}>{status}</span>
+        <StatusBadge status={n.status} label={label} className="tool-status" />
         {n.retryOf && <span className="retry-of">retry of {n.retryOf}</span>}
         <span className="spacer" />
         <span className="muted">{duration(n.durationMs)}</span>
-        <ForkButton runId={runId} nodeId={nodeId} />
+        {collapsible && (
+          <button
+            type="button"
+            className="link card-toggle"
+            data-testid="tool-card-toggle"
+            aria-expanded={open}
+            onClick={() => setOpen(!open)}
+          >
+            {open ? "Collapse" : "Show all"}
+          </button>
+        )}
+        <ForkButton runId={runId} nodeId={n.id} />
       </header>
       {question ? (
-        !waiting && <p className="question-text">{question.text}</p>
+        !waiting && (
+          <p className="question-text">
+            <Highlight text={question.text} />
+          </p>
+        )
       ) : (
-        <>
-          {edited && <p className="args-caption muted">asked by the model:</p>}
-          <pre className={`json${edited ? " args-replaced" : ""}`}>{pretty(n.arguments)}</pre>
-        </>
+        <Arguments args={args} diff={diff?.from === "arguments" ? diff : undefined} edited={edited} open={open} />
       )}
       {edited && (
         <div className="edited-args" data-testid="edited-args">
@@ -70,22 +111,81 @@ export const ToolCard = memo(function ToolCard({ runId, nodeId }: { runId: strin
         />
       )}
       {a?.decision && <Decision a={a} />}
-      {n.output !== undefined && n.output !== "" && (
-        <pre className={`tool-output${n.isError ? " is-error" : ""}`}>
-          {n.code && <span className="tool-code">{n.code}: </span>}
-          {n.output}
-        </pre>
-      )}
+      {output !== "" && <Output n={n} diff={diff?.from === "output" ? diff : undefined} open={open} />}
       {!!n.files?.length && <ToolFiles files={n.files} />}
       {n.error && <p className="node-error">{n.error}</p>}
     </article>
   );
-});
+}
+
+function Arguments({ args, diff, edited, open }: { args: string; diff?: ToolDiff; edited: boolean; open: boolean }) {
+  if (!open) {
+    return (
+      <pre className="json args-line" title={args}>
+        <Highlight text={oneLine(args)} />
+      </pre>
+    );
+  }
+  if (diff && !edited) return <Diffs diff={diff} label="Change asked" />;
+  return (
+    <>
+      {edited && <p className="args-caption muted">asked by the model:</p>}
+      <pre className={`json${edited ? " args-replaced" : ""}`}>
+        <Highlight text={args} />
+      </pre>
+    </>
+  );
+}
+
+function Output({ n, diff, open }: { n: ToolNode; diff?: ToolDiff; open: boolean }) {
+  const output = n.output ?? "";
+  const code = n.code && <span className="tool-code">{n.code}: </span>;
+  if (!open) {
+    const lines = output.split("\n");
+    const more = lines.length - previewLines;
+    return (
+      <pre className={`tool-output${n.isError ? " is-error" : ""}`}>
+        {code}
+        <Highlight text={lines.slice(0, previewLines).join("\n")} />
+        {more > 0 && <span className="more-lines">{`\n… ${more} more line${more === 1 ? "" : "s"}`}</span>}
+      </pre>
+    );
+  }
+  if (diff) {
+    return (
+      <>
+        {diff.preamble && (
+          <pre className="tool-output">
+            <Highlight text={diff.preamble} />
+          </pre>
+        )}
+        <Diffs diff={diff} label="Output" />
+      </>
+    );
+  }
+  return (
+    <pre className={`tool-output${n.isError ? " is-error" : ""}`}>
+      {code}
+      <Highlight text={output} />
+    </pre>
+  );
+}
 
 function Decision({ a }: { a: ApprovalState }) {
   return (
     <p className={`decision decision-${a.decision}`} data-testid="tool-decision">
-      {decisionText(a)}
+      <Highlight text={decisionText(a)} />
     </p>
   );
+}
+
+function lineCount(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, " ");
+  return flat.length > 160 ? flat.slice(0, 157) + "…" : flat;
 }

@@ -1,57 +1,249 @@
-import { useApp } from "../../store/context";
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/reducer";
 import { selectRun } from "../../store/store";
+import { PaneHeader } from "../../ui/PaneHeader";
+import { VirtualList, type VirtualListHandle } from "../../ui/VirtualList";
+import { CardStateContext, type CardState } from "./cardState";
 import { ForkHistory } from "./ForkHistory";
+import { SearchQuery } from "./Highlight";
 import { AgentLine, LlmMessage, UserMessage, UserNodeMessage } from "./Messages";
+import { searchTranscript } from "./search";
 import { ToolCard } from "./ToolCard";
 
-// Transcript shows a run's nodes in the order they started, then how the run ended.
+// focusSearchEvent asks the transcript to focus its search box (the /
+// shortcut); a window event, so that the shortcuts need no reference to it.
+export const focusSearchEvent = "steward:focus-search";
+
+// Entry is one row of the transcript: what came before the nodes (the
+// instructions, or a fork's history), a node, or how the run ended.
+type Entry = { key: string; kind: "head" } | { key: string; kind: "foot" } | { key: string; kind: "node"; id: string };
+
+// Estimated heights by kind of row, until a row is measured.
+const estimates: Record<string, number> = { head: 64, foot: 48, user: 76, llm: 120, tool: 150, agent: 52 };
+
+// Transcript shows a run's nodes in the order they started, then how the run
+// ended: virtualised, following the end while it streams unless the person
+// scrolled up, with a search that marks, counts and steps through matches.
 export function Transcript({ runId }: { runId: string }) {
   const order = useApp((s) => s.stream.runs[runId]?.nodeOrder);
   const kinds = useApp(useShallow((s) => (order ?? []).map((id) => s.stream.runs[runId]?.nodes[id]?.kind)));
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
-  const loaded = useApp((s) => (s.stream.runs[runId]?.lastSeq ?? 0) > 0);
   const hasUser = kinds.includes("user");
   const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
 
+  const [query, setQuery] = useState("");
+  const [onlyMatches, setOnlyMatches] = useState(false);
+  const searching = query.trim() !== "";
+  // The whole run only while searching: matches follow the stream.
+  const searched = useApp((s) => (searching ? s.stream.runs[runId] : undefined));
+  const hits = useMemo(() => searchTranscript(searched, query), [searched, query]);
+  const hitSet = useMemo(() => new Set(hits), [hits]);
+  const [current, setCurrent] = useState(0);
+  const currentId = hits.length ? hits[Math.min(current, hits.length - 1)] : undefined;
+
+  const head = forked || (!hasUser && !!instructions);
+  const entries = useMemo(() => {
+    const out: Entry[] = [];
+    const filter = onlyMatches && searching;
+    if (head && !filter) out.push({ key: "head", kind: "head" });
+    for (const id of order ?? []) if (!filter || hitSet.has(id)) out.push({ key: id, kind: "node", id });
+    if (!filter) out.push({ key: "foot", kind: "foot" });
+    return out;
+  }, [order, head, onlyMatches, searching, hitSet]);
+  const entryIndex = useMemo(() => new Map(entries.map((e, i) => [e.key, i])), [entries]);
+  const kindOf = useMemo(() => new Map((order ?? []).map((id, i) => [id, kinds[i]])), [order, kinds]);
+
+  const list = useRef<VirtualListHandle>(null);
+  const [following, setFollowing] = useState(true);
+  const searchBox = useRef<HTMLInputElement>(null);
+
+  const goTo = useCallback(
+    (i: number) => {
+      if (hits.length === 0) return;
+      const k = ((i % hits.length) + hits.length) % hits.length;
+      setCurrent(k);
+      const at = entryIndex.get(hits[k]!);
+      if (at !== undefined) list.current?.scrollToIndex(at);
+    },
+    [hits, entryIndex],
+  );
+
+  // A new query shows its first match.
+  const lastQuery = useRef("");
+  useEffect(() => {
+    if (query === lastQuery.current) return;
+    lastQuery.current = query;
+    setCurrent(0);
+    if (hits.length > 0) {
+      const at = entryIndex.get(hits[0]!);
+      if (at !== undefined) list.current?.scrollToIndex(at);
+    }
+  }, [query, hits, entryIndex]);
+
+  // The / shortcut, from anywhere on the page.
+  useEffect(() => {
+    const focus = () => {
+      searchBox.current?.focus();
+      searchBox.current?.select();
+    };
+    window.addEventListener(focusSearchEvent, focus);
+    return () => window.removeEventListener(focusSearchEvent, focus);
+  }, []);
+
+  // Which cards a person opened or closed, kept while they scroll out.
+  const [cardChoices, setCardChoices] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const cardState = useMemo<CardState>(
+    () => ({
+      choice: (id) => cardChoices.get(id),
+      setOpen: (id, open) => setCardChoices((m) => new Map(m).set(id, open)),
+      current: currentId,
+    }),
+    [cardChoices, currentId],
+  );
+
+  const renderItem = useCallback(
+    (i: number) => {
+      const e = entries[i]!;
+      if (e.kind === "head") return forked ? <ForkHistory runId={runId} /> : <UserMessage text={instructions ?? ""} />;
+      if (e.kind === "foot") return <Outcome runId={runId} />;
+      const cls = e.id === currentId ? "t-row search-hit search-current" : hitSet.has(e.id) ? "t-row search-hit" : "t-row";
+      return <div className={cls}>{card(kindOf.get(e.id), runId, e.id)}</div>;
+    },
+    [entries, forked, runId, instructions, currentId, hitSet, kindOf],
+  );
+  const itemKey = useCallback((i: number) => entries[i]!.key, [entries]);
+  const estimate = useCallback(
+    (i: number) => {
+      const e = entries[i]!;
+      return estimates[e.kind === "node" ? (kindOf.get(e.id) ?? "agent") : e.kind] ?? 100;
+    },
+    [entries, kindOf],
+  );
+
+  // Ctrl+F (Cmd+F) while the transcript has the focus searches it.
+  function onKeyDown(e: KeyboardEvent<HTMLElement>) {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "f") {
+      e.preventDefault();
+      searchBox.current?.focus();
+      searchBox.current?.select();
+    }
+  }
+
+  function onSearchKey(e: KeyboardEvent<HTMLInputElement>) {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      goTo(current + (e.shiftKey ? -1 : 1));
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      if (query) setQuery("");
+      else searchBox.current?.blur();
+    }
+  }
+
   return (
-    <section aria-label="Transcript" className="transcript">
-      {forked ? <ForkHistory runId={runId} /> : !hasUser && instructions && <UserMessage text={instructions} />}
-      {(order ?? []).map((id, i) => {
-        switch (kinds[i]) {
-          case "user":
-            return <UserNodeMessage key={id} runId={runId} nodeId={id} />;
-          case "llm":
-            return <LlmMessage key={id} runId={runId} nodeId={id} />;
-          case "tool":
-            return <ToolCard key={id} runId={runId} nodeId={id} />;
-          default:
-            return <AgentLine key={id} runId={runId} nodeId={id} />;
-        }
-      })}
-      {!loaded && <p className="muted">Loading events…</p>}
-      <Outcome runId={runId} />
+    <section aria-label="Transcript" className="transcript-pane pane" onKeyDown={onKeyDown}>
+      <PaneHeader pane="transcript">
+        <div className="t-search" role="search">
+          <input
+            ref={searchBox}
+            type="search"
+            data-testid="transcript-search"
+            aria-label="Search the transcript"
+            placeholder="Search (/ or Ctrl+F)"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={onSearchKey}
+          />
+          {searching && (
+            <>
+              <span className="search-count" data-testid="search-count" aria-live="polite">
+                {hits.length === 0 ? "no matches" : `${Math.min(current, hits.length - 1) + 1} of ${hits.length}`}
+              </span>
+              <button type="button" className="search-step" aria-label="Previous match" title="Previous match (Shift+Enter)" disabled={hits.length === 0} onClick={() => goTo(current - 1)}>
+                ↑
+              </button>
+              <button type="button" className="search-step" aria-label="Next match" title="Next match (Enter)" disabled={hits.length === 0} onClick={() => goTo(current + 1)}>
+                ↓
+              </button>
+              <label className="search-only" title="Show only the cards that match">
+                <input type="checkbox" checked={onlyMatches} onChange={(e) => setOnlyMatches(e.target.checked)} />
+                Only matches
+              </label>
+            </>
+          )}
+        </div>
+        <span className="spacer" />
+        {!following && (
+          <button
+            type="button"
+            className="jump-latest"
+            data-testid="jump-latest"
+            title="Scroll to the end and follow the run again"
+            onClick={() => list.current?.scrollToEnd()}
+          >
+            Jump to latest ↓
+          </button>
+        )}
+      </PaneHeader>
+      <SearchQuery.Provider value={query}>
+        <CardStateContext.Provider value={cardState}>
+          <VirtualList
+            apiRef={list}
+            className="transcript"
+            rowClassName="t-entry"
+            aria-label="Transcript messages"
+            tabIndex={0}
+            count={entries.length}
+            itemKey={itemKey}
+            renderItem={renderItem}
+            estimateSize={estimate}
+            onFollowChange={setFollowing}
+          />
+        </CardStateContext.Provider>
+      </SearchQuery.Provider>
     </section>
   );
 }
 
-// Outcome says how the run ended, or that it waits for a person.
+function card(kind: string | undefined, runId: string, id: string) {
+  switch (kind) {
+    case "user":
+      return <UserNodeMessage runId={runId} nodeId={id} />;
+    case "llm":
+      return <LlmMessage runId={runId} nodeId={id} />;
+    case "tool":
+      return <ToolCard runId={runId} nodeId={id} />;
+    default:
+      return <AgentLine runId={runId} nodeId={id} />;
+  }
+}
+
+// Outcome says how the run ended, or that it waits for a person, or that
+// its events are still loading.
 function Outcome({ runId }: { runId: string }) {
-  const t = useApp((s) => s.stream.runs[runId]);
-  if (!t?.status) return null;
-  if (t.status === "waiting") {
-    const asks = Object.values(t.nodes).some(
+  const status = useApp((s) => s.stream.runs[runId]?.status);
+  const reason = useApp((s) => s.stream.runs[runId]?.reason);
+  const error = useApp((s) => s.stream.runs[runId]?.error);
+  const loaded = useApp((s) => (s.stream.runs[runId]?.lastSeq ?? 0) > 0);
+  const asks = useApp((s) => {
+    const t = s.stream.runs[runId];
+    if (t?.status !== "waiting") return false;
+    return Object.values(t.nodes).some(
       (n) => n.kind === "tool" && n.status === "waiting" && n.approval?.kind === "question" && !n.approval.decision,
     );
-    return <p className="outcome outcome-waiting">{asks ? "Waiting for an answer." : "Waiting for approval."}</p>;
-  }
-  if (!terminalStatuses.has(t.status)) return null;
+  });
+  if (!loaded) return <p className="muted">Loading events…</p>;
+  if (!status) return null;
+  if (status === "waiting") return <p className="outcome outcome-waiting">{asks ? "Waiting for an answer." : "Waiting for approval."}</p>;
+  if (!terminalStatuses.has(status)) return null;
   return (
-    <div className={`outcome outcome-${t.status}`} role="status">
-      <strong>Run {t.status}</strong>
-      {t.reason && <span>: {t.reason}</span>}
-      {t.error && <pre className="outcome-error">{t.error}</pre>}
+    <div className={`outcome outcome-${status}`} role="status">
+      <strong>Run {status}</strong>
+      {reason && <span>: {reason}</span>}
+      {error && <pre className="outcome-error">{error}</pre>}
     </div>
   );
 }

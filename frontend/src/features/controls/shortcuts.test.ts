@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { shortcutFor, type KeyLike } from "./shortcuts";
+
+function key(k: string, target: EventTarget | null = document.body, mods: Partial<KeyLike> = {}): KeyLike {
+  return { key: k, ctrlKey: false, metaKey: false, altKey: false, repeat: false, target, ...mods };
+}
+
+function el(html: string): HTMLElement {
+  const box = document.createElement("div");
+  box.innerHTML = html;
+  document.body.append(box);
+  return box.firstElementChild as HTMLElement;
+}
+
+describe("shortcutFor", () => {
+  it("maps the keys to their actions", () => {
+    expect(["p", "s", "c", "f", "/", "t", "g", "b", "?"].map((k) => shortcutFor(key(k)))).toEqual([
+      "pauseOrContinue", "step", "cancel", "fork", "search", "transcript", "graph", "both", "help",
+    ]);
+    expect(shortcutFor(key("x"))).toBeUndefined();
+  });
+
+  it("ignores keys typed into text fields, but not into a checkbox or a button", () => {
+    expect(shortcutFor(key("p", el(`<input type="text">`)))).toBeUndefined();
+    expect(shortcutFor(key("p", el(`<input type="search">`)))).toBeUndefined();
+    expect(shortcutFor(key("p", el(`<textarea></textarea>`)))).toBeUndefined();
+    expect(shortcutFor(key("p", el(`<select></select>`)))).toBeUndefined();
+    expect(shortcutFor(key("p", el(`<div contenteditable="true"></div>`)))).toBeUndefined();
+    expect(shortcutFor(key("p", el(`<input type="checkbox">`)))).toBe("pauseOrContinue");
+    expect(shortcutFor(key("p", el(`<button>x</button>`)))).toBe("pauseOrContinue");
+  });
+
+  it("leaves keys with Ctrl, Cmd or Alt, held keys, and keys in a dialog alone", () => {
+    expect(shortcutFor(key("f", document.body, { ctrlKey: true }))).toBeUndefined();
+    expect(shortcutFor(key("f", document.body, { metaKey: true }))).toBeUndefined();
+    expect(shortcutFor(key("p", document.body, { altKey: true }))).toBeUndefined();
+    expect(shortcutFor(key("p", document.body, { repeat: true }))).toBeUndefined();
+    expect(shortcutFor(key("p", el(`<div role="dialog"><button>ok</button></div>`).querySelector("button")))).toBeUndefined();
+  });
+});

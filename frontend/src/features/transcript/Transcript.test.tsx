@@ -1,0 +1,205 @@
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createApi } from "../../api/client";
+import type { Event, Run } from "../../api/types";
+import { ServicesProvider } from "../../store/context";
+import { createAppStore } from "../../store/store";
+import { bigRunEvents } from "../../test/bigRun";
+import { RunView } from "./RunView";
+
+beforeEach(() => localStorage.clear());
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+});
+
+const run = {
+  id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "running", instructions: "Tidy up",
+  workspace: "/ws", mode: "edits", provider: "script", model: "", demo: true, unattended: false,
+  created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
+} satisfies Run;
+
+const longOutput = Array.from({ length: 60 }, (_, i) => `line ${i + 1} of the listing`).join("\n");
+
+const events: Omit<Event, "run_id" | "seq" | "ts">[] = [
+  { type: "run.status", data: { status: "running" } },
+  { type: "node.started", node_id: "u", data: { kind: "user", label: "instructions", text: "Tidy up the notes" } },
+  { type: "node.started", node_id: "m1", data: { kind: "llm", label: "model call 1" } },
+  { type: "node.finished", node_id: "m1", data: { status: "succeeded", duration_ms: 5, text: "I will list the notes, then edit them." } },
+  { type: "node.started", node_id: "ls", data: { kind: "tool", label: "list_dir", tool: "list_dir", arguments: { path: "notes" }, after: ["m1"] } },
+  { type: "node.finished", node_id: "ls", data: { status: "succeeded", duration_ms: 2, output: longOutput } },
+  { type: "node.started", node_id: "ed", data: { kind: "tool", label: "edit_file", tool: "edit_file", arguments: { path: "notes/a.md", old_string: "teh notes", new_string: "the notes" }, after: ["m1"] } },
+  { type: "node.finished", node_id: "ed", data: { status: "succeeded", duration_ms: 2, output: "replaced 1 occurrence in notes/a.md (at line 3)" } },
+  { type: "node.started", node_id: "m2", data: { kind: "llm", label: "model call 2", after: ["ls", "ed"] } },
+  { type: "llm.delta", node_id: "m2", data: { text: "The notes are tidy." } },
+];
+
+function setup(evs: Omit<Event, "run_id" | "seq" | "ts">[] = events) {
+  const store = createAppStore({ runs: [{ ...run, last_seq: evs.length }], selectedRunId: run.id });
+  store.getState().applyEvents(evs.map((e, i) => ({ run_id: run.id, seq: i + 1, ts: 1000 + i, ...e })));
+  render(
+    <ServicesProvider value={{ api: createApi({ fetch: vi.fn() }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+      <RunView />
+    </ServicesProvider>,
+  );
+  return { store, transcript: screen.getByRole("region", { name: "Transcript" }) };
+}
+
+const search = () => screen.getByTestId("transcript-search") as HTMLInputElement;
+
+describe("transcript search", () => {
+  it("counts and marks the matches and steps through them", () => {
+    const { transcript } = setup();
+    fireEvent.change(search(), { target: { value: "notes" } });
+    // The instructions, the model's text, the edit's arguments and output.
+    expect(screen.getByTestId("search-count").textContent).toBe("1 of 5");
+    expect(transcript.querySelectorAll(".search-hit")).toHaveLength(5);
+    expect(transcript.querySelector(".search-current [data-testid=user-message]")).toBeTruthy();
+    expect([...transcript.querySelectorAll("mark")].every((m) => m.textContent!.toLowerCase() === "notes")).toBe(true);
+    fireEvent.keyDown(search(), { key: "Enter" });
+    expect(screen.getByTestId("search-count").textContent).toBe("2 of 5");
+    expect(transcript.querySelector(".search-current [data-node-id=m1]")).toBeTruthy();
+    fireEvent.keyDown(search(), { key: "Enter", shiftKey: true });
+    fireEvent.keyDown(search(), { key: "Enter", shiftKey: true });
+    expect(screen.getByTestId("search-count").textContent).toBe("5 of 5");
+    fireEvent.click(screen.getByRole("button", { name: "Next match" }));
+    expect(screen.getByTestId("search-count").textContent).toBe("1 of 5");
+  });
+
+  it("searches tool names and outputs, and can show only the matching cards", () => {
+    const { transcript } = setup();
+    fireEvent.change(search(), { target: { value: "line 42" } });
+    expect(screen.getByTestId("search-count").textContent).toBe("1 of 1");
+    fireEvent.click(screen.getByRole("checkbox", { name: "Only matches" }));
+    expect(within(transcript).getAllByTestId("tool-card").map((c) => c.dataset["tool"])).toEqual(["list_dir"]);
+    expect(within(transcript).queryByTestId("llm-message")).toBeNull();
+    fireEvent.change(search(), { target: { value: "edit_file" } });
+    expect(within(transcript).getAllByTestId("tool-card").map((c) => c.dataset["tool"])).toEqual(["edit_file"]);
+    fireEvent.keyDown(search(), { key: "Escape" });
+    expect(search().value).toBe("");
+    expect(screen.queryByTestId("search-count")).toBeNull();
+    expect(within(transcript).getAllByTestId("tool-card")).toHaveLength(2);
+  });
+
+  it("says when nothing matches", () => {
+    setup();
+    fireEvent.change(search(), { target: { value: "zebra" } });
+    expect(screen.getByTestId("search-count").textContent).toBe("no matches");
+  });
+
+  it("focuses the search on Ctrl+F inside the transcript", () => {
+    const { transcript } = setup();
+    const list = within(transcript).getByLabelText("Transcript messages");
+    list.focus();
+    fireEvent.keyDown(list, { key: "f", ctrlKey: true });
+    expect(document.activeElement).toBe(search());
+  });
+});
+
+describe("tool cards", () => {
+  it("start collapsed when long, open on a click, and open for the current search match", () => {
+    const { transcript } = setup();
+    const card = () => transcript.querySelector<HTMLElement>('article[data-tool="list_dir"]')!;
+    expect(card().classList.contains("collapsed")).toBe(true);
+    expect(card().querySelector(".tool-output")!.textContent).toBe("line 1 of the listing\nline 2 of the listing\nline 3 of the listing\n… 57 more lines");
+    const toggle = within(card()).getByTestId("tool-card-toggle");
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(toggle);
+    expect(card().querySelector(".tool-output")!.textContent).toBe(longOutput);
+    fireEvent.click(within(card()).getByRole("button", { name: "Collapse" }));
+    expect(card().classList.contains("collapsed")).toBe(true);
+    fireEvent.change(search(), { target: { value: "line 42" } });
+    expect(card().classList.contains("collapsed")).toBe(false);
+    expect(card().querySelector("mark")!.textContent).toBe("line 42");
+  });
+
+  it("show edit_file's replacement as a diff", () => {
+    const { transcript } = setup();
+    const card = transcript.querySelector<HTMLElement>('article[data-tool="edit_file"]')!;
+    expect(card.classList.contains("collapsed")).toBe(false);
+    const diff = within(card).getByTestId("tool-diff");
+    expect([...diff.querySelectorAll(".diff-row")].map((r) => [r.getAttribute("data-kind"), r.textContent])).toEqual([
+      ["hunk", "@@ -3,1 +3,1 @@"],
+      ["del", "3-teh notes"],
+      ["add", "3+the notes"],
+    ]);
+    expect(card.textContent).toContain("notes/a.md");
+  });
+});
+
+describe("a long run", () => {
+  it("renders a window of its 2,000 nodes, not all of them", () => {
+    const big = bigRunEvents();
+    const store = createAppStore({ runs: [{ ...run, id: "run_big", last_seq: big.length }], selectedRunId: "run_big" });
+    const start = performance.now();
+    act(() => store.getState().applyEvents(big));
+    render(
+      <ServicesProvider value={{ api: createApi({ fetch: vi.fn() }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+        <RunView />
+      </ServicesProvider>,
+    );
+    const ms = performance.now() - start;
+    const transcript = screen.getByRole("region", { name: "Transcript" });
+    const cards = transcript.querySelectorAll("[data-testid=tool-card], [data-testid=llm-message]");
+    expect(cards.length).toBeGreaterThan(0);
+    expect(cards.length).toBeLessThan(60);
+    // The end is in view: the last model call's turn.
+    expect(transcript.querySelector('[data-node-id="t499_2"]')).toBeTruthy();
+    // jsdom is far slower than a browser; this only guards against a
+    // render of every card.
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it("offers Jump to latest once scrolled up, and follows again from it", () => {
+    vi.spyOn(HTMLElement.prototype, "clientHeight", "get").mockImplementation(function (this: HTMLElement) {
+      return this.classList.contains("vlist") ? 400 : 0;
+    });
+    vi.spyOn(HTMLElement.prototype, "scrollHeight", "get").mockImplementation(function (this: HTMLElement) {
+      return this.classList.contains("vlist") ? 100_000 : 0;
+    });
+    const { transcript } = setup();
+    expect(screen.queryByTestId("jump-latest")).toBeNull();
+    const list = within(transcript).getByLabelText("Transcript messages");
+    list.scrollTop = 1_000;
+    fireEvent.scroll(list);
+    fireEvent.click(screen.getByTestId("jump-latest"));
+    expect(list.scrollTop).toBe(100_000 - 400);
+    fireEvent.scroll(list);
+    expect(screen.queryByTestId("jump-latest")).toBeNull();
+  });
+});
+
+describe("panes", () => {
+  it("resize with the splitter's keys, and remember the share", () => {
+    setup();
+    const splitter = screen.getByTestId("splitter");
+    expect(splitter.getAttribute("role")).toBe("separator");
+    expect(splitter.getAttribute("aria-valuenow")).toBe("50");
+    fireEvent.keyDown(splitter, { key: "ArrowRight" });
+    fireEvent.keyDown(splitter, { key: "ArrowRight", shiftKey: true });
+    expect(splitter.getAttribute("aria-valuenow")).toBe("62");
+    fireEvent.keyDown(splitter, { key: "End" });
+    expect(splitter.getAttribute("aria-valuenow")).toBe("80");
+    expect(localStorage.getItem("steward.paneRatio")).toBe("80");
+    cleanup();
+    setup();
+    expect(screen.getByTestId("splitter").getAttribute("aria-valuenow")).toBe("80");
+  });
+
+  it("maximise one pane, keep the controls and the header, and restore on Escape", () => {
+    setup();
+    fireEvent.click(screen.getByTestId("maximise-graph"));
+    expect(screen.queryByRole("region", { name: "Transcript" })).toBeNull();
+    expect(screen.getByRole("region", { name: "Graph" })).toBeTruthy();
+    expect(screen.getByRole("group", { name: "Run controls" })).toBeTruthy();
+    expect(screen.queryByTestId("splitter")).toBeNull();
+    expect(screen.getByTestId("maximise-graph").getAttribute("aria-pressed")).toBe("true");
+    fireEvent.keyDown(document.body, { key: "Escape" });
+    expect(screen.getByRole("region", { name: "Transcript" })).toBeTruthy();
+    fireEvent.click(screen.getByTestId("maximise-transcript"));
+    expect(screen.queryByRole("region", { name: "Graph" })).toBeNull();
+    fireEvent.click(screen.getByTestId("maximise-transcript"));
+    expect(screen.getByRole("region", { name: "Graph" })).toBeTruthy();
+  });
+});
