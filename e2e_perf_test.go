@@ -97,8 +97,10 @@ func readyAt(cond string) string {
 	return fmt.Sprintf(`new Promise(resolve => { const check = () => (%s) ? resolve(performance.now()) : requestAnimationFrame(check); check(); })`, cond)
 }
 
+// The performance tests are not parallel: Go runs them before the parallel
+// tests start, so they measure the UI on a machine not also running a
+// dozen other browsers.
 func TestE2EPerfLongRun(t *testing.T) {
-	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	id := bigRun(t, home, ws, 1000)
 	s := startServeAt(t, t.TempDir(), home)
@@ -142,7 +144,6 @@ func TestE2EPerfLongRun(t *testing.T) {
 }
 
 func TestE2EPerfStreaming(t *testing.T) {
-	t.Parallel()
 	script := filepath.Join(t.TempDir(), "talker.json")
 	words := strings.TrimSpace(strings.Repeat("streaming words into the transcript at a steady pace, ", 150))
 	b, _ := json.Marshal(map[string]any{"chunk_delay_ms": 5, "turns": []map[string]string{{"text": words}}})

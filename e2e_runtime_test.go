@@ -57,7 +57,9 @@ func selectedRunID(ctx context.Context) (string, error) {
 func TestE2ERuntimePauseStepSteerFork(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	s := startServe(t, t.TempDir())
+	// A slower demo (60 ms a word, about 1.7 s for the first model call):
+	// the pause must land while the model streams, even on a loaded machine.
+	s := startServe(t, t.TempDir(), "STEWARD_DEMO_DELAY=60ms")
 	ctx := browser(t)
 	startRunInUI(t, ctx, s, ws, "Look around, then write the demo file")
 

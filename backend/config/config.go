@@ -31,6 +31,9 @@ type Config struct {
 	ToolTimeouts map[string]time.Duration
 	// Discover lets "auto" agents probe for a local model server.
 	Discover bool
+	// DemoDelay paces the demo script's words (STEWARD_DEMO_DELAY, 25ms
+	// when unset): slower to watch it, or to act on it while it streams.
+	DemoDelay time.Duration
 	// Rules are the global permission rules, applied to every run together
 	// with its agent's and its own.
 	Rules []policy.Rule
@@ -75,7 +78,14 @@ func Load(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Home: home, Discover: getenv("STEWARD_DISCOVER") != "0"}
+	c := Config{Home: home, Discover: getenv("STEWARD_DISCOVER") != "0", DemoDelay: demoChunkDelay}
+	if v := getenv("STEWARD_DEMO_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 5*time.Second {
+			return Config{}, fmt.Errorf("STEWARD_DEMO_DELAY %q must be a duration from 0 to 5s, such as 60ms", v)
+		}
+		c.DemoDelay = d
+	}
 	path := filepath.Join(home, FileName)
 	b, err := os.ReadFile(path)
 	switch {

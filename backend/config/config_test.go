@@ -249,3 +249,19 @@ func TestRules(t *testing.T) {
 		})
 	}
 }
+
+func TestDemoDelay(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for v, want := range map[string]time.Duration{"": 25 * time.Millisecond, "60ms": 60 * time.Millisecond, "0": 0} {
+		c, err := Load(env(map[string]string{"STEWARD_HOME": home, "STEWARD_DEMO_DELAY": v}))
+		if err != nil || c.DemoDelay != want || NewModels(c).ChunkDelay != want {
+			t.Errorf("STEWARD_DEMO_DELAY=%q: %v, %v; want %v", v, c.DemoDelay, err, want)
+		}
+	}
+	for _, bad := range []string{"fast", "-1s", "1m"} {
+		if _, err := Load(env(map[string]string{"STEWARD_HOME": home, "STEWARD_DEMO_DELAY": bad})); err == nil || !strings.Contains(err.Error(), "STEWARD_DEMO_DELAY") {
+			t.Errorf("STEWARD_DEMO_DELAY=%q: %v", bad, err)
+		}
+	}
+}

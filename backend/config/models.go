@@ -48,7 +48,7 @@ var _ run.Models = (*Models)(nil)
 
 // NewModels returns a resolver for cfg.
 func NewModels(cfg Config) *Models {
-	return &Models{cfg: cfg, ChunkDelay: demoChunkDelay, servers: localServers}
+	return &Models{cfg: cfg, ChunkDelay: cfg.DemoDelay, servers: localServers}
 }
 
 // providers returns the provider settings in force.

@@ -1,25 +1,100 @@
 import "./runs.css";
-import type { Run } from "../../api/types";
+import { useMemo, useState } from "react";
+import type { Run, RunStatus } from "../../api/types";
 import { useApp } from "../../store/context";
 import { age } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { useNow } from "../../ui/useNow";
 
-// RunList lists the runs, newest first; a click selects one.
+// StatusFilter is the run list's status choice.
+export type StatusFilter = "all" | "active" | "attention" | "completed" | "failed";
+
+const statusFilters: { value: StatusFilter; label: string }[] = [
+  { value: "all", label: "All" },
+  { value: "active", label: "Active" },
+  { value: "attention", label: "Waiting on you" },
+  { value: "completed", label: "Completed" },
+  { value: "failed", label: "Failed/Cancelled" },
+];
+
+const activeStatuses: ReadonlySet<RunStatus> = new Set(["queued", "running", "pausing", "paused", "waiting"]);
+
+// matchesStatus reports whether a run belongs under a status filter.
+function matchesStatus(r: Run, f: StatusFilter): boolean {
+  switch (f) {
+    case "all":
+      return true;
+    case "active":
+      return activeStatuses.has(r.status);
+    case "attention":
+      return r.pending_approvals > 0 || r.status === "waiting";
+    case "completed":
+      return r.status === "completed";
+    case "failed":
+      return r.status === "failed" || r.status === "cancelled";
+  }
+}
+
+// filterRuns keeps the runs whose instructions, agent name or id contain the
+// query (case-insensitive) and that belong under the status filter.
+export function filterRuns(runs: Run[], query: string, status: StatusFilter): Run[] {
+  const q = query.trim().toLowerCase();
+  if (!q && status === "all") return runs;
+  return runs.filter(
+    (r) =>
+      matchesStatus(r, status) &&
+      (!q || r.instructions.toLowerCase().includes(q) || r.agent_name.toLowerCase().includes(q) || r.id.toLowerCase().includes(q)),
+  );
+}
+
+// RunList lists the runs, newest first, narrowed by a search and a status
+// filter over the runs in the store; a click selects one.
 export function RunList() {
   const runs = useApp((s) => s.runs);
   const selected = useApp((s) => s.selectedRunId);
   const select = useApp((s) => s.select);
   const now = useNow(15_000);
+  const [query, setQuery] = useState("");
+  const [status, setStatus] = useState<StatusFilter>("all");
+  const shown = useMemo(() => filterRuns(runs, query, status), [runs, query, status]);
+  const clear = () => {
+    setQuery("");
+    setStatus("all");
+  };
 
   return (
     <nav aria-label="Runs" className="run-list">
       <h2>Runs</h2>
+      {runs.length > 0 && (
+        <div className="run-filters">
+          <input
+            type="search"
+            aria-label="Search runs"
+            placeholder="Search runs"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+          />
+          <select aria-label="Filter runs by status" value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
+            {statusFilters.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       {runs.length === 0 ? (
         <p className="empty">No runs yet.</p>
+      ) : shown.length === 0 ? (
+        <div className="empty run-list-no-match">
+          <p>No run matches</p>
+          <button type="button" className="link" onClick={clear}>
+            Clear filters
+          </button>
+        </div>
       ) : (
         <ul>
-          {runs.map((r) => (
+          {shown.map((r) => (
             <li key={r.id}>
               <RunItem run={r} selected={r.id === selected} now={now} onSelect={select} />
             </li>

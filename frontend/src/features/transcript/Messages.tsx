@@ -1,6 +1,7 @@
 import { memo } from "react";
 import { useApp } from "../../store/context";
 import { duration } from "../../ui/format";
+import { Markdown } from "../../ui/markdown";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { ForkButton } from "../controls/Fork";
 import { Highlight } from "./Highlight";
@@ -62,7 +63,11 @@ function AnswerMessage({ runId, nodeId, answerTo, text }: NodeProps & { answerTo
   );
 }
 
-// LlmMessage is one model response, streamed in as plain text.
+// highlighted marks search matches in a run of model text; it is stable so
+// the Markdown parse is memoised across renders.
+const highlighted = (text: string) => <Highlight text={text} />;
+
+// LlmMessage is one model response, streamed in and rendered as Markdown.
 export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps) {
   const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
   if (n?.kind !== "llm") return null;
@@ -93,7 +98,7 @@ export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps)
         </ul>
       )}
       <div data-testid="llm-text" className="msg-text">
-        <Highlight text={n.text} />
+        <Markdown text={n.text} renderText={highlighted} />
       </div>
       {n.error && <p className="node-error">{n.error}</p>}
     </div>
