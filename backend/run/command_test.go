@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"steward/backend/event"
-	"steward/backend/inbox"
 	"steward/backend/llm"
 	"steward/backend/run"
 	"steward/backend/store"
@@ -537,70 +534,5 @@ func TestCommandIsSavedBeforeItActs(t *testing.T) {
 	fs.fail.Store(false)
 	if res, err := svc.Command(context.Background(), r.ID, run.Command{CommandID: "ok", Type: "cancel"}); err != nil || res.Status != "accepted" {
 		t.Errorf("cancel = %+v, %v", res, err)
-	}
-}
-
-// TestRecoverLeavesLiveRunsAlone starts a second service on the same
-// database, as a server started beside `steward run`: it must not resume the
-// run the first one drives, but it takes over a run whose driver died.
-func TestRecoverLeavesLiveRunsAlone(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, fixed(scripted(t, writeThenDone)))
-	r := h.start(t, testAgent(), "write")
-	it := h.pending(t, r.ID)
-
-	bus := event.NewBus()
-	st2, err := store.Open(h.path, &store.Options{Publisher: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st2.Close() })
-	cfg := h.cfg
-	cfg.Store, cfg.Approver = st2, inbox.New(st2, nil, func() string { return h.cfg.NewID("ia") })
-	other := run.New(cfg)
-	t.Cleanup(func() { other.Shutdown(context.Background()) })
-	if n, err := other.Recover(context.Background()); err != nil || n != 0 {
-		t.Fatalf("Recover beside a live driver = %d, %v; want 0", n, err)
-	}
-	if got, _ := h.st.GetRun(context.Background(), r.ID); got.Status != string(run.Waiting) {
-		t.Errorf("the live run became %s", got.Status)
-	}
-
-	// A run whose driver's process is gone (a lease held by a dead pid) is
-	// taken over at once.
-	appendRun(t, h.st, "orphaned", "running")
-	if ok, err := h.st.AcquireLease(context.Background(), "orphaned", "999999999:dead", time.Hour, nil); err != nil || !ok {
-		t.Fatalf("plant lease: %v %v", ok, err)
-	}
-	if n, err := other.Recover(context.Background()); err != nil || n != 1 {
-		t.Fatalf("Recover of a dead driver's run = %d, %v; want 1", n, err)
-	}
-	if _, err := h.in.Answer(context.Background(), it.ID, inboxApprove); err != nil {
-		t.Fatal(err)
-	}
-	if end := h.waitEnd(t, r.ID, 5*time.Second); end.Status != "completed" {
-		t.Errorf("live run = %+v", end)
-	}
-}
-
-// TestCommandsToAnotherProcessesRun checks that a service refuses to act on a
-// run that another live process drives, cancel included: only the driver
-// may write the run's end.
-func TestCommandsToAnotherProcessesRun(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, fixed(scripted(t, writeThenDone)))
-	appendRun(t, h.st, "theirs", "running")
-	// A live holder: this very process, under another owner name.
-	if ok, err := h.st.AcquireLease(context.Background(), "theirs", strconv.Itoa(os.Getpid())+":other", time.Hour, nil); err != nil || !ok {
-		t.Fatalf("plant lease: %v %v", ok, err)
-	}
-	for _, typ := range []string{"cancel", "pause"} {
-		got := h.command(t, "theirs", run.Command{CommandID: "x-" + typ, Type: typ})
-		if got.Status != "rejected" || !strings.Contains(got.Message, "another Steward process") {
-			t.Errorf("%s of another process's run = %+v", typ, got)
-		}
-	}
-	if r, _ := h.st.GetRun(context.Background(), "theirs"); r.Status != "running" {
-		t.Errorf("the run became %s", r.Status)
 	}
 }
