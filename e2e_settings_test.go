@@ -32,6 +32,10 @@ func setByLabel(label, value string) chromedp.Action[chromedp.Void] {
 	})()`, label, label, value))
 }
 
+// formLoaded waits for the agent form: the editor shows "Loading…" until
+// it has the tool catalog (and, to edit, the agent).
+var formLoaded = pollTrue(`[...document.querySelectorAll('label')].some(l => l.textContent.trim() === "Name")`)
+
 // theme makes the page see the system's colour scheme as scheme.
 func theme(scheme string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
@@ -81,6 +85,7 @@ func TestE2EAgentsSettingsGrants(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="agents-page"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="agent-new"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="agent-editor"]`)),
+		formLoaded,
 		setByLabel("Name", "reviewer"),
 		setByLabel("Description", "Reads and comments"),
 		setByLabel("Max wall time", "forever"),
