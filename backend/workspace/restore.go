@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -142,37 +141,17 @@ func (r *Root) Restore(blobs *Blobs, steps []Step, expect func(path, sum string)
 	return done, nil
 }
 
-// writeFile replaces name with data (a new file and its folders are
-// created), through a temporary file renamed over it: a reader sees the old
-// content or the new, never a mix. The mode of a replaced file is kept.
-func writeFile(root *os.Root, name string, data []byte) (err error) {
-	mode := fs.FileMode(0o644)
+// writeFile replaces name with data through Replace, keeping the mode of a
+// file being replaced; a new file and its folders are created.
+func writeFile(root *os.Root, name string, data []byte) error {
+	mode, exists := fs.FileMode(0o644), false
 	if fi, err := root.Stat(name); err == nil {
-		mode = fi.Mode().Perm()
+		mode, exists = fi.Mode().Perm(), true
 	}
 	if dir := path.Dir(name); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	tmp := path.Join(path.Dir(name), ".steward-"+rand.Text()[:12]+".tmp")
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, root.Remove(tmp))
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return errors.Join(err, f.Close())
-	}
-	if err := f.Sync(); err != nil {
-		return errors.Join(err, f.Close())
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return root.Rename(tmp, name)
+	return Replace(root, name, data, mode, exists)
 }

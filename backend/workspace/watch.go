@@ -262,8 +262,7 @@ func (w *Watcher) rel(name string) (string, bool) {
 	if err != nil || r == "." || strings.HasPrefix(r, "..") {
 		return "", false
 	}
-	base := filepath.Base(r)
-	if strings.HasPrefix(base, ".steward-") && strings.HasSuffix(base, ".tmp") {
+	if IsTemp(filepath.Base(r)) {
 		return "", false
 	}
 	return filepath.ToSlash(r), true

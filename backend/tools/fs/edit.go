@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"steward/backend/tool"
+	"steward/backend/workspace"
 )
 
 const editDescription = `Replace exact text in an existing file of the workspace. The path is relative to the workspace root.
@@ -79,7 +80,7 @@ func editFile(ctx context.Context, c call, args editArgs) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := replace(root, rel, after, cur.mode, true); err != nil {
+	if err := workspace.Replace(root, rel, after, cur.mode, true); err != nil {
 		return "", classify(err, rel)
 	}
 	if err := c.changed(rel, cur, after); err != nil {

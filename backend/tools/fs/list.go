@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"steward/backend/workspace"
 )
 
 // MaxListEntries caps the entries list_dir shows; the rest are counted.
@@ -52,7 +54,7 @@ func listDir(ctx context.Context, c call, args listArgs) (string, error) {
 	if err != nil {
 		return "", classify(err, rel)
 	}
-	names = slices.DeleteFunc(names, isTemp)
+	names = slices.DeleteFunc(names, workspace.IsTemp)
 	slices.Sort(names)
 
 	var b strings.Builder

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"steward/backend/workspace"
 )
 
 const patchDescription = `Apply a unified diff, as diff -u or git diff write it, to one or more files of the workspace, all or nothing. Use it for changes in several places or files at once; for one replacement edit_file is simpler.
@@ -158,7 +160,7 @@ func write(root *os.Root, rel string, exists bool, content []byte, mode os.FileM
 	if _, err := makeParents(root, rel); err != nil {
 		return err
 	}
-	return replace(root, rel, content, mode, exists)
+	return workspace.Replace(root, rel, content, mode, exists)
 }
 
 // patchReport says what the patch changed, a line per file.

@@ -19,18 +19,6 @@ import (
 // something to edit by string replacement.
 const MaxEditBytes = 16 << 20
 
-// tempPrefix and tempSuffix frame the name of a write's temp file.
-const (
-	tempPrefix = ".steward-"
-	tempSuffix = ".tmp"
-)
-
-// isTemp reports whether name is a temp file of a write in progress, or one
-// left by a crash: list_dir, glob and grep skip them.
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix)
-}
-
 // current is a file as it is on disk before a change.
 type current struct {
 	exists bool

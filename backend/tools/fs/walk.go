@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"steward/backend/workspace"
 )
 
 // dirHandle is a directory of a walk, opened as an *os.Root so that its
@@ -183,7 +185,7 @@ func list(root *os.Root) ([]dirEntry, bool) {
 	out := make([]dirEntry, 0, len(des))
 	for _, de := range des {
 		name, typ := de.Name(), de.Type()
-		if name == ".git" || isTemp(name) || typ&fs.ModeSymlink != 0 {
+		if name == ".git" || workspace.IsTemp(name) || typ&fs.ModeSymlink != 0 {
 			continue
 		}
 		key := name

@@ -2,12 +2,10 @@ package fs
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
+
+	"steward/backend/workspace"
 )
 
 const writeDescription = `Create a file in the workspace, or replace the whole content of one; missing parent directories are created. The path is relative to the workspace root.
@@ -56,7 +54,7 @@ func writeFile(ctx context.Context, c call, args writeArgs) (string, error) {
 		return "", err
 	}
 	content := []byte(args.Content)
-	if err := replace(root, rel, content, cur.mode, cur.exists); err != nil {
+	if err := workspace.Replace(root, rel, content, cur.mode, cur.exists); err != nil {
 		return "", classify(err, rel)
 	}
 	if err := c.changed(rel, cur, content); err != nil {
@@ -71,39 +69,4 @@ func writeFile(ctx context.Context, c call, args writeArgs) (string, error) {
 		what = "created, with its missing parent directories"
 	}
 	return fmt.Sprintf("wrote %s to %s (%s)", count(int64(len(args.Content)), "byte", "bytes"), rel, what), nil
-}
-
-// replace writes data to a new file next to name and renames it over name,
-// so that readers see the old content or the new, never a mix. A hard link
-// to the old file keeps the old content. keepMode sets mode exactly, past
-// the umask, for a file being replaced.
-func replace(root *os.Root, name string, data []byte, mode fs.FileMode, keepMode bool) (err error) {
-	tmp := path.Join(path.Dir(name), tempPrefix+rand.Text()[:12]+tempSuffix)
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, root.Remove(tmp))
-		}
-	}()
-	// Chmod on the descriptor, which cannot be redirected through a symlink.
-	if keepMode {
-		if err := f.Chmod(mode); err != nil {
-			return errors.Join(err, f.Close())
-		}
-	}
-	if _, err := f.Write(data); err != nil {
-		return errors.Join(err, f.Close())
-	}
-	// Sync before the rename, or a crash can leave the new name on an empty
-	// file.
-	if err := f.Sync(); err != nil {
-		return errors.Join(err, f.Close())
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return root.Rename(tmp, name)
 }

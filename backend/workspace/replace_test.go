@@ -1,9 +1,11 @@
-package fs
+package workspace_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"steward/backend/workspace"
 )
 
 // TestReplaceRemovesTempOnFailure: a write whose rename fails leaves no
@@ -19,7 +21,7 @@ func TestReplaceRemovesTempOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if err := replace(root, "target", []byte("data"), newFileMode, false); err == nil {
+	if err := workspace.Replace(root, "target", []byte("data"), 0o644, false); err == nil {
 		t.Fatal("renaming a file over a directory succeeded")
 	}
 	entries, err := os.ReadDir(dir)
@@ -27,7 +29,7 @@ func TestReplaceRemovesTempOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if isTemp(e.Name()) {
+		if workspace.IsTemp(e.Name()) {
 			t.Errorf("temp file %s left behind", e.Name())
 		}
 	}
