@@ -43,6 +43,7 @@ type Registry struct {
 	Timeout   time.Duration
 	MaxOutput int
 	timeouts  map[string]time.Duration // per tool, overriding Timeout
+	enders    []RunEnder
 }
 
 type entry struct {
@@ -90,6 +91,40 @@ func (r *Registry) Register(t Tool) error {
 	}
 	r.tools[spec.Name] = entry{tool: t, schema: rs}
 	return nil
+}
+
+// AddRunEnder adds e to what EndRun calls.
+func (r *Registry) AddRunEnder(e RunEnder) { r.enders = append(r.enders, e) }
+
+// EndRun tells every run ender that env's run has ended and returns the
+// artifacts they produced. It goes on past a failing ender: each keeps its
+// own state, and one's failure must not leave another's browser open.
+func (r *Registry) EndRun(ctx context.Context, env Env) ([]Artifact, error) {
+	var out []Artifact
+	var errs []error
+	for _, e := range r.enders {
+		a, err := e.EndRun(ctx, env)
+		out = append(out, a...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// Key returns the key argument of a call to the named tool when the tool
+// decides it (see Keyer); ok is false when the arguments decide, or the
+// tool is unknown.
+func (r *Registry) Key(name string, env Env, args json.RawMessage) (key string, ok bool) {
+	e, found := r.tools[name]
+	if !found {
+		return "", false
+	}
+	k, isKeyer := e.tool.(Keyer)
+	if !isKeyer {
+		return "", false
+	}
+	return k.Key(env, args)
 }
 
 // Specs returns the specs of the named tools (all when names is empty),

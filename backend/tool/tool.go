@@ -40,6 +40,49 @@ type Env struct {
 	// Files is the run's record of what its file tools read and changed;
 	// nil when nothing is tracked (a tool called outside a run).
 	Files Files
+	// NodeID is the call's tool node; empty outside a run.
+	NodeID string
+	// Artifacts is the absolute directory where the run keeps the files its
+	// calls produce (screenshots, videos); whoever writes creates it. Empty:
+	// nothing is kept.
+	Artifacts string
+	// Domains are the agent's allowed browser domains, as globs
+	// ("example.com", "*.example.com"); empty allows any.
+	Domains []string
+}
+
+// Artifact is a file a call or a run produced, kept in Env.Artifacts and
+// announced by an artifact.created event.
+type Artifact struct {
+	// Name is the file's path relative to Env.Artifacts, slash-separated.
+	Name        string `json:"name"`
+	Kind        string `json:"kind"` // ArtifactScreenshot, ArtifactVideo, ArtifactFrames
+	Mime        string `json:"mime"`
+	Size        int64  `json:"size"`
+	Description string `json:"description,omitempty"`
+}
+
+// Artifact kinds.
+const (
+	ArtifactScreenshot = "screenshot"
+	ArtifactVideo      = "video"
+	// ArtifactFrames is a recording's frames left unencoded (no ffmpeg).
+	ArtifactFrames = "frames"
+)
+
+// Keyer is implemented by a tool whose key argument, the one permission
+// rules match, depends on more than its arguments: the browser's tools
+// act on the current page, whose domain only the run's session knows.
+type Keyer interface {
+	Key(env Env, args json.RawMessage) (key string, ok bool)
+}
+
+// RunEnder is implemented by what keeps state for a run between its calls
+// (a browser session). EndRun is called once when the run ends, before its
+// final status; the artifacts it returns (a recording) are announced
+// without a node.
+type RunEnder interface {
+	EndRun(ctx context.Context, env Env) ([]Artifact, error)
 }
 
 // Files tracks the workspace files of one run for its file tools: what the
@@ -69,6 +112,9 @@ type Result struct {
 	IsError bool   `json:"is_error,omitempty"`
 	// Code classifies a model-visible failure, for example invalid_arguments.
 	Code string `json:"code,omitempty"`
+	// Artifacts are the files the call produced; the model sees only what
+	// Output says of them.
+	Artifacts []Artifact `json:"artifacts,omitempty"`
 }
 
 // Errorf returns a model-visible failure with a diagnostic code.
