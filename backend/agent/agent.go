@@ -73,6 +73,10 @@ type Agent struct {
 	// BreakBefore lists tools whose calls pause the run first, like a
 	// debugger's breakpoints.
 	BreakBefore []string `json:"break_before,omitempty"`
+	// Domains limits the browser to these hosts (globs: "example.com",
+	// "*.example.com", "127.0.0.1"); navigation elsewhere, by a redirect or
+	// a click too, is refused. Empty allows any host.
+	Domains []string `json:"browser_domains,omitempty"`
 	// Script is "demo" or a path to a script file, for the script provider.
 	Script    string `json:"script,omitempty"`
 	CreatedAt int64  `json:"created_at"`
@@ -153,6 +157,11 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 			return bad("break_before: unknown tool %q", t)
 		}
 	}
+	for _, d := range a.Domains {
+		if err := checkDomain(d); err != nil {
+			return bad("browser_domains: %v", err)
+		}
+	}
 	seen := map[string]bool{}
 	for _, t := range a.Tools {
 		if !toolExists(t) {
@@ -181,4 +190,23 @@ func Default() Agent {
 		MaxSteps: DefaultMaxSteps,
 		Script:   "demo",
 	}
+}
+
+// domainRE is a host name or IP address, where a label may be the glob *
+// (a port is not part of a domain: the browser rules match hosts).
+var domainRE = regexp.MustCompile(`^(\*|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.(\*|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?))*$`)
+
+// checkDomain says what is wrong with an allowed browser domain.
+func checkDomain(d string) error {
+	switch {
+	case d == "":
+		return fmt.Errorf("an empty domain")
+	case strings.Contains(d, "://") || strings.ContainsAny(d, "/:@"):
+		return fmt.Errorf("%q is not a host name: give the host alone, like example.com or *.example.com (no scheme, port or path)", d)
+	case d != strings.ToLower(d):
+		return fmt.Errorf("%q must be lower case", d)
+	case !domainRE.MatchString(d):
+		return fmt.Errorf("%q is not a host name or a glob of one, like example.com or *.example.com", d)
+	}
+	return nil
 }

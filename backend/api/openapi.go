@@ -31,9 +31,11 @@ func (s *Server) OpenAPI() ([]byte, error) {
 		schema := func(v any) (*jsonschema.Schema, error) { return jsonschema.ForType(reflect.TypeOf(v), opts) }
 		paths := map[string]map[string]any{}
 		for _, rt := range s.routes {
+			// {name...} (the rest of the path) is {name} to OpenAPI.
+			path := strings.ReplaceAll(rt.path, "...}", "}")
 			op := map[string]any{"summary": rt.summary, "operationId": operationID(rt)}
 			var params []any
-			for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+			for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
 				params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]string{"type": "string"}})
 			}
 			if params != nil {
@@ -69,10 +71,10 @@ func (s *Server) OpenAPI() ([]byte, error) {
 				strconv.Itoa(status): resp,
 				"default":            map[string]any{"description": "An error: {\"error\": {\"code\", \"message\"}}", "content": map[string]any{"application/json": map[string]any{"schema": errorSchema}}},
 			}
-			if paths[rt.path] == nil {
-				paths[rt.path] = map[string]any{}
+			if paths[path] == nil {
+				paths[path] = map[string]any{}
 			}
-			paths[rt.path][strings.ToLower(rt.method)] = op
+			paths[path][strings.ToLower(rt.method)] = op
 		}
 		doc := map[string]any{
 			"openapi": "3.1.0",
@@ -99,7 +101,7 @@ var errorSchema = map[string]any{
 }
 
 func operationID(rt route) string {
-	p := pathParam.ReplaceAllString(strings.TrimPrefix(rt.path, "/api/v1"), "by_$1")
+	p := pathParam.ReplaceAllString(strings.TrimPrefix(strings.ReplaceAll(rt.path, "...}", "}"), "/api/v1"), "by_$1")
 	p = strings.NewReplacer("/", "_", ".", "_").Replace(strings.Trim(p, "/"))
 	return strings.ToLower(rt.method) + "_" + p
 }

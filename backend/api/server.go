@@ -95,9 +95,15 @@ type Config struct {
 	// Blobs holds the contents of changed files, for their diffs; nil shows
 	// changes without diffs.
 	Blobs Blobs
-	Bus   *event.Bus
-	UI    fs.FS
-	Logf  func(format string, args ...any)
+	// Artifacts is the folder of the runs' artifacts (one folder per run);
+	// empty serves none.
+	Artifacts string
+	// Frames is the live browser's latest picture; nil when there is no
+	// browser.
+	Frames Frames
+	Bus    *event.Bus
+	UI     fs.FS
+	Logf   func(format string, args ...any)
 }
 
 // Desktop is the desktop window's native dialogs.

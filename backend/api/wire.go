@@ -51,6 +51,8 @@ type AgentInput struct {
 	BreakBefore  []string      `json:"break_before,omitempty"`
 	Rules        []policy.Rule `json:"rules,omitempty"`
 	Script       string        `json:"script,omitempty"`
+	// BrowserDomains are the only hosts the agent's browser may visit.
+	BrowserDomains []string `json:"browser_domains,omitempty"`
 	// ApprovalTimeout (a Go duration) and ApprovalDefault (deny, approve):
 	// what an unanswered approval becomes, and when.
 	ApprovalTimeout string `json:"approval_timeout,omitempty"`
@@ -61,7 +63,7 @@ func (in AgentInput) agent() agent.Agent {
 	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
 		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
 		MaxTokens: in.MaxTokens, MaxCostUSD: in.MaxCostUSD, MaxWallTime: in.MaxWallTime,
-		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script,
+		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script, Domains: in.BrowserDomains,
 		ApprovalTimeout: in.ApprovalTimeout, ApprovalDefault: in.ApprovalDefault}
 }
 

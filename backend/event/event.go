@@ -42,6 +42,7 @@ const (
 	RunLimits         Type = "run.limits"         // RunLimitsData
 	RunPlan           Type = "run.plan"           // RunPlanData
 	FileChanged       Type = "file.changed"       // FileChangedData
+	ArtifactCreated   Type = "artifact.created"   // ArtifactCreatedData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics

@@ -322,3 +322,14 @@ type FileChangedData struct {
 	// or "from:<node>".
 	Undoes string `json:"undoes,omitempty"`
 }
+
+// ArtifactCreatedData announces a file a run produced, kept in the run's
+// artifacts folder: a screenshot (its node is the tool call that took it)
+// or the browser recording (no node: the run made it as it ended).
+type ArtifactCreatedData struct {
+	Name        string `json:"name"` // relative to the run's artifacts folder, slash-separated
+	Kind        string `json:"kind"` // screenshot, video, frames
+	Mime        string `json:"mime"`
+	Size        int64  `json:"size"`
+	Description string `json:"description,omitempty"`
+}

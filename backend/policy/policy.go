@@ -60,6 +60,10 @@ type Input struct {
 	Rules []Rule
 	// Unattended runs have nobody to ask: ask becomes deny.
 	Unattended bool
+	// Key, when set, is the call's key argument as its tool decides it (the
+	// domain of the page a browser tool acts on), in place of the one read
+	// from Args.
+	Key *string
 }
 
 // Decision is an effect and the reason shown in the audit log.
@@ -90,6 +94,9 @@ func decide(in Input) Decision {
 		return decidePatch(in)
 	}
 	key, isPath := keyArgument(in.Tool, in.Args)
+	if in.Key != nil {
+		key, isPath = *in.Key, false
+	}
 	if isPath {
 		key = relative(key, in.Workspace)
 	}

@@ -96,6 +96,16 @@ func TestDecide(t *testing.T) {
 			Rules: []Rule{{Effect: Allow, Tool: "run_command", Match: "go test *"}}}, Allow, "go test *"},
 		{"command rule not matching", Input{Mode: "auto", Tool: "run_command", Risk: tool.RiskExec, Args: args(`{"command":"git push"}`),
 			Rules: []Rule{{Effect: Ask, Tool: "run_command", Match: "git push *"}}}, Allow, "mode auto"},
+		{"a key the tool gives", Input{Mode: "ask", Tool: "browser_act", Risk: tool.RiskWrite, Args: args(`{"action":"click","ref":"e3"}`),
+			Key: ptr("shop.example.com"), Rules: []Rule{{Effect: Allow, Tool: "browser_*", Match: "*.example.com"}}}, Allow, "*.example.com"},
+		{"a key the tool gives, not matched", Input{Mode: "ask", Tool: "browser_act", Risk: tool.RiskWrite, Args: args(`{"action":"click","ref":"e3"}`),
+			Key: ptr("evil.org"), Rules: []Rule{{Effect: Allow, Tool: "browser_*", Match: "*.example.com"}}}, Ask, "needs approval"},
+		{"a key the tool gives beats its path argument", Input{Mode: "ask", Tool: "browser_act", Risk: tool.RiskWrite, Args: args(`{"action":"fill","path":"src/a"}`),
+			Key: ptr("evil.org"), Rules: []Rule{{Effect: Allow, Tool: "*", Match: "src/**"}}}, Ask, "needs approval"},
+		{"a tool glob", Input{Mode: "ask", Tool: "edit_file", Risk: tool.RiskWrite, Args: args(`{"path":"prod/.env"}`),
+			Rules: []Rule{{Effect: Deny, Tool: "*_file", Match: "**/.env"}}}, Deny, "*_file"},
+		{"a tool glob that does not match", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch(".env", ""),
+			Rules: []Rule{{Effect: Allow, Tool: "*_file"}}}, Ask, "mode ask"},
 		{"domain rule", Input{Mode: "auto", Tool: "browser_open", Risk: tool.RiskNetwork, Args: args(`{"url":"https://Evil.example.com/x?y"}`),
 			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "*.example.com"}}}, Deny, "*.example.com"},
 		{"undecodable arguments match an empty key only", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`nope`), Rules: []Rule{denyEnv}}, Ask, "mode ask"},
@@ -206,6 +216,8 @@ func TestValidateRules(t *testing.T) {
 		{"good", []Rule{{Effect: Deny, Tool: "write_file", Match: "**/*.env"}, {Effect: Allow, Tool: "*"}}, ""},
 		{"bad effect", []Rule{{Effect: Allow, Tool: "*"}, {Effect: "ALLOW", Tool: "*"}}, `rules[1]: effect "ALLOW"`},
 		{"empty tool", []Rule{{Effect: Deny}}, "rules[0]: tool is empty"},
+		{"tool glob", []Rule{{Effect: Allow, Tool: "browser_*", Match: "*.example.com"}}, ""},
+		{"bad tool glob", []Rule{{Effect: Allow, Tool: "browser_[", Match: "*.example.com"}}, `rules[0]: tool "browser_["`},
 		{"bad class", []Rule{{Effect: Deny, Tool: "*", Match: "[z-"}}, "rules[0]: match"},
 		{"trailing backslash", []Rule{{Effect: Deny, Tool: "*", Match: `a\`}}, "rules[0]: match"},
 		{"bad segment after a fixed one", []Rule{{Effect: Deny, Tool: "*", Match: "zzz/[x"}}, "rules[0]: match"},
@@ -234,3 +246,5 @@ func TestOffered(t *testing.T) {
 		}
 	}
 }
+
+func ptr(s string) *string { return &s }

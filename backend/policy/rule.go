@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// Rule refines a mode for the calls it matches: Tool is a tool name or "*"
-// for every tool, Match a glob on the call's key argument (see KeyArgument)
+// Rule refines a mode for the calls it matches: Tool is a tool name, or a
+// glob of names ("browser_*", "*_file", "*" for every tool), Match a glob on the call's key argument (see KeyArgument)
 // with path.Match semantics, where a "**" segment matches any number of
 // path segments, including none. On a key that is not a path (a command
 // line, a host) "*" matches any characters, "/" included. An empty Match
@@ -64,6 +64,9 @@ func ValidateRules(rules []Rule) error {
 		if strings.TrimSpace(r.Tool) == "" {
 			return fmt.Errorf("%w: rules[%d]: tool is empty (name a tool, or * for every tool)", ErrInvalidRule, i)
 		}
+		if _, err := path.Match(r.Tool, r.Tool); err != nil {
+			return fmt.Errorf("%w: rules[%d]: tool %q is not a valid glob: %v", ErrInvalidRule, i, r.Tool, err)
+		}
 		// path.Match reports a bad pattern only when it gets that far, so
 		// try it against a name that reaches every part of the pattern.
 		if _, err := path.Match(r.Match, strings.Repeat("a", len(r.Match)+1)); err != nil {
@@ -104,7 +107,8 @@ func matchRules(rules []Rule, toolName, key string, isPath bool) (Rule, bool) {
 	var best Rule
 	found := false
 	for _, r := range rules {
-		if r.Tool != "*" && r.Tool != toolName {
+		// A tool may be a glob too: browser_* is every browser tool.
+		if r.Tool != toolName && !globFlat(r.Tool, toolName) {
 			continue
 		}
 		if r.Match != "" && !match(r.Match, key) {

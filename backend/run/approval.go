@@ -48,7 +48,7 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		todo = append(todo, screened{c, t, spec.Risk})
 	}
 	pol := policy.Input{Mode: ag.Mode, Rules: ag.Rules, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
-	runID, group := a.st.id, a.st.lastLLM
+	runID, group, env := a.st.id, a.st.lastLLM, a.st.env
 	a.mu.Unlock()
 	if len(todo) == 0 {
 		return nil
@@ -64,6 +64,9 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 	for _, c := range todo {
 		in := pol
 		in.Tool, in.Risk, in.Args = c.call.Name, c.risk, c.call.Arguments
+		if key, ok := s.cfg.Tools.Key(c.call.Name, env, c.call.Arguments); ok {
+			in.Key = &key
+		}
 		d := policy.Decide(in)
 		a.emit(event.PolicyDecided, c.ts.node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
 		if d.Effect == policy.Ask {

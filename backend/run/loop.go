@@ -120,6 +120,20 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 		a.mu.Unlock()
 		return false
 	}
+	if !errors.Is(context.Cause(ctx), errShutdown) {
+		// The tools let go of what they kept for the run (its browser)
+		// before it ends, so that what that made (a recording) is part of
+		// the run. A shutdown keeps nothing either, but the run resumes
+		// later: the server closes every browser itself.
+		env := a.st.env
+		a.mu.Unlock()
+		s.endTools(ctx, a, env)
+		a.mu.Lock()
+		if ctx.Err() == nil && cause == nil && a.st.next().kind != actDone {
+			a.mu.Unlock()
+			return false // a steer came meanwhile; a browser is started again if asked for
+		}
+	}
 	if a.files != nil {
 		a.files.done = true // the watcher records nothing after the run's end
 	}
@@ -310,4 +324,22 @@ func modelText(res tool.Result) string {
 		return "error " + res.Code + ": " + res.Output
 	}
 	return res.Output
+}
+
+// endToolsTimeout bounds how long a run's end waits for its tools to let go
+// (encoding a recording takes a second or two).
+const endToolsTimeout = time.Minute
+
+// endTools tells the tools that the run ends and records the artifacts
+// that produced.
+func (s *Service) endTools(ctx context.Context, a *active, env tool.Env) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endToolsTimeout)
+	defer cancel()
+	arts, err := s.cfg.Tools.EndRun(ctx, env)
+	if err != nil {
+		s.cfg.Logf("run %s: end tools: %v", env.RunID, err)
+	}
+	for _, art := range arts {
+		a.emit(event.ArtifactCreated, "", artifactData(art))
+	}
 }

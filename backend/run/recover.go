@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"steward/backend/event"
 	"steward/backend/store"
@@ -97,5 +98,13 @@ func (s *Service) envFor(runID, ws string) tool.Env {
 	if root, err := workspace.Open(ws); err == nil {
 		ws = root.Path()
 	}
-	return tool.Env{RunID: runID, Workspace: ws}
+	return tool.Env{RunID: runID, Workspace: ws, Artifacts: s.artifactsDir(runID)}
+}
+
+// artifactsDir is the folder of a run's artifacts, or "" when none are kept.
+func (s *Service) artifactsDir(runID string) string {
+	if s.cfg.Artifacts == "" {
+		return ""
+	}
+	return filepath.Join(s.cfg.Artifacts, runID)
 }

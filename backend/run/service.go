@@ -72,6 +72,11 @@ type Tools interface {
 	Lookup(name string) (tool.Spec, bool)
 	Validate(name string, args json.RawMessage) (tool.Result, bool)
 	Call(ctx context.Context, env tool.Env, name string, args json.RawMessage) (tool.Result, error)
+	// Key is the key argument of a call when its tool decides it.
+	Key(name string, env tool.Env, args json.RawMessage) (string, bool)
+	// EndRun releases what the tools keep for a run (its browser) and
+	// returns what that produced (its recording).
+	EndRun(ctx context.Context, env tool.Env) ([]tool.Artifact, error)
 }
 
 var _ Tools = (*tool.Registry)(nil)
@@ -119,6 +124,10 @@ type Config struct {
 	// Blobs keeps the contents of the files runs change, for review and
 	// undo; nil turns the journal and the file watcher off.
 	Blobs *workspace.Blobs
+	// Artifacts is the directory under which each run keeps the files its
+	// tools produce (screenshots, recordings), one folder per run; empty
+	// keeps none.
+	Artifacts string
 }
 
 // Service runs agents.
@@ -274,7 +283,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	id := s.cfg.NewID("run")
 	st := newRunState(id)
 	st.model, st.unattended = m, p.Unattended
-	st.env = tool.Env{RunID: id, Workspace: root.Path()}
+	st.env = tool.Env{RunID: id, Workspace: root.Path(), Artifacts: s.artifactsDir(id)}
 	created := event.RunCreatedData{
 		Agent:        event.AgentRef{ID: p.Agent.ID, Name: p.Agent.Name, Provider: m.Name, Model: m.Model, Demo: m.Demo},
 		Instructions: instr,

@@ -50,6 +50,9 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	a.mu.Unlock()
 
 	end := func(status string, res tool.Result) error {
+		for _, art := range res.Artifacts {
+			a.emit(event.ArtifactCreated, node, artifactData(art))
+		}
 		a.emit(event.NodeFinished, node, event.NodeFinishedData{
 			Status: status, Output: res.Output, IsError: res.IsError, Code: res.Code, DurationMS: time.Since(start).Milliseconds(),
 		})
@@ -132,6 +135,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		args = ts.edited // edit, then approve: the person's arguments run
 	}
 	env.Files = a.toolFiles()
+	env.NodeID, env.Domains = node, a.st.agent.Domains
 	exec := spec.Risk == tool.RiskExec && a.files != nil
 	if exec {
 		a.files.exec = node // what the watcher sees meanwhile is this command's doing
@@ -206,4 +210,8 @@ func (s *Service) offered(ag agent.Agent) []llm.ToolSpec {
 		return nil
 	}
 	return s.toolSpecs(out)
+}
+
+func artifactData(a tool.Artifact) event.ArtifactCreatedData {
+	return event.ArtifactCreatedData{Name: a.Name, Kind: a.Kind, Mime: a.Mime, Size: a.Size, Description: a.Description}
 }
