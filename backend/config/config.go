@@ -37,7 +37,24 @@ type Config struct {
 	// Rules are the global permission rules, applied to every run together
 	// with its agent's and its own.
 	Rules []policy.Rule
+	// Browser configures the browser tools.
+	Browser Browser
 }
+
+// Browser configures the browser tools (config.json "browser").
+type Browser struct {
+	// Chromium is the browser to start; empty looks for chromium or
+	// google-chrome on PATH (STEWARD_CHROMIUM wins over both).
+	Chromium string `json:"chromium,omitempty"`
+	// Record (default true) keeps a run's browser screencast and makes a
+	// video of it when the run ends.
+	Record *bool `json:"record,omitempty"`
+	// Downloads lets pages download files (off by default).
+	Downloads bool `json:"downloads,omitempty"`
+}
+
+// Recording reports whether browser sessions are recorded.
+func (b Browser) Recording() bool { return b.Record == nil || *b.Record }
 
 // OpenAI configures the OpenAI-compatible provider.
 type OpenAI struct {
@@ -66,6 +83,7 @@ type file struct {
 	Prices       map[string]Price  `json:"prices"`
 	ToolTimeouts map[string]string `json:"tool_timeouts"` // "read_file": "30s"
 	Rules        []policy.Rule     `json:"rules"`
+	Browser      Browser           `json:"browser,omitzero"`
 }
 
 // FileName is the config file inside the data directory.
@@ -99,7 +117,7 @@ func Load(getenv func(string) string) (Config, error) {
 		if err := dec.Decode(&f); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {...}, \"anthropic\": {...}} with api_key, base_url, model)", path, err)
 		}
-		c.OpenAI, c.Anthropic, c.Prices = f.OpenAI, f.Anthropic, f.Prices
+		c.OpenAI, c.Anthropic, c.Prices, c.Browser = f.OpenAI, f.Anthropic, f.Prices, f.Browser
 		if err := policy.ValidateRules(f.Rules); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w", path, err)
 		}
@@ -122,6 +140,9 @@ func Load(getenv func(string) string) (Config, error) {
 				return Config{}, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, model)
 			}
 		}
+	}
+	if v := getenv("STEWARD_CHROMIUM"); v != "" {
+		c.Browser.Chromium = v
 	}
 	if v := getenv("ANTHROPIC_API_KEY"); v != "" {
 		c.Anthropic.APIKey = v

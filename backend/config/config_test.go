@@ -45,12 +45,33 @@ func TestLoadDataDirAndPrecedence(t *testing.T) {
 	}
 }
 
+func TestLoadBrowser(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	c, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+	if err != nil || c.Browser.Chromium != "" || !c.Browser.Recording() || c.Browser.Downloads {
+		t.Fatalf("defaults: %+v %v", c.Browser, err)
+	}
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(`{"browser": {"chromium": "/opt/chrome", "record": false, "downloads": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(env(map[string]string{"STEWARD_HOME": home}))
+	if err != nil || c.Browser.Chromium != "/opt/chrome" || c.Browser.Recording() || !c.Browser.Downloads {
+		t.Fatalf("from the file: %+v %v", c.Browser, err)
+	}
+	c, err = Load(env(map[string]string{"STEWARD_HOME": home, "STEWARD_CHROMIUM": "/usr/bin/chromium"}))
+	if err != nil || c.Browser.Chromium != "/usr/bin/chromium" {
+		t.Fatalf("the environment wins: %+v %v", c.Browser, err)
+	}
+}
+
 func TestLoadRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	for name, body := range map[string]string{
 		"unknown field": `{"openai": {"base_ur": "x"}}`,
 		"not json":      `{"openai":`,
 		"bad url":       `{"openai": {"base_url": "localhost:11434"}}`,
+		"browser typo":  `{"browser": {"chromum": "/x"}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
