@@ -134,8 +134,8 @@ func TestCommands(t *testing.T) {
 			}
 		})
 	}
-	if got := e.getRun(live.ID); got.Status != "waiting" || !slices.Equal(got.Capabilities, []string{"pause", "steer", "cancel", "fork"}) {
-		t.Fatalf("live run is %s with capabilities %v, want waiting with [pause steer cancel fork]", got.Status, got.Capabilities)
+	if got := e.getRun(live.ID); got.Status != "waiting" || !slices.Equal(got.Capabilities, []string{"pause", "steer", "cancel", "fork", "break", "unbreak"}) {
+		t.Fatalf("live run is %s with capabilities %v, want waiting with [pause steer cancel fork break unbreak]", got.Status, got.Capabilities)
 	}
 
 	// A cancel is accepted once; its repeat returns the same answer.

@@ -43,6 +43,7 @@ const (
 	RunPlan           Type = "run.plan"           // RunPlanData
 	FileChanged       Type = "file.changed"       // FileChangedData
 	ArtifactCreated   Type = "artifact.created"   // ArtifactCreatedData
+	RunBreakpoints    Type = "run.breakpoints"    // RunBreakpointsData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics

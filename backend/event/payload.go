@@ -333,3 +333,9 @@ type ArtifactCreatedData struct {
 	Size        int64  `json:"size"`
 	Description string `json:"description,omitempty"`
 }
+
+// RunBreakpointsData is the run's whole list of tools to pause before,
+// after a person added or removed one.
+type RunBreakpointsData struct {
+	BreakBefore []string `json:"break_before"`
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"steward/backend/event"
@@ -19,6 +20,8 @@ type Command struct {
 	NodeID    string `json:"node_id,omitempty"`
 	// Limits raise the run's budgets, with continue or step.
 	Limits *event.Limits `json:"limits,omitempty"`
+	// Tool is the tool a break or unbreak is about.
+	Tool string `json:"tool,omitempty"`
 }
 
 // CommandResult is the answer to a command. Fork, when accepted, names the
@@ -31,7 +34,7 @@ type CommandResult struct {
 	Fork      string `json:"fork,omitempty"`
 }
 
-var commandTypes = []string{CmdPause, CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork, CmdRetry, CmdSkip}
+var commandTypes = []string{CmdPause, CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork, CmdRetry, CmdSkip, CmdBreak, CmdUnbreak}
 
 // maxSteer bounds a steer message.
 const maxSteer = 64 << 10
@@ -52,6 +55,9 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	}
 	if c.Type == CmdSteer && (strings.TrimSpace(c.Text) == "" || len(c.Text) > maxSteer) {
 		return CommandResult{}, fmt.Errorf("%w: steer needs text of 1 to %d bytes", ErrInvalid, maxSteer)
+	}
+	if (c.Type == CmdBreak || c.Type == CmdUnbreak) != (c.Tool != "") {
+		return CommandResult{}, fmt.Errorf("%w: tool goes with break and unbreak, and only with them", ErrInvalid)
 	}
 	if c.Type == CmdFork && c.NodeID == "" {
 		return CommandResult{}, fmt.Errorf("%w: fork needs node_id", ErrInvalid)
@@ -217,6 +223,21 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 			node := a.st.newNode()
 			a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "steer", Text: c.Text})
 			a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeSucceeded})
+		}
+	case CmdBreak, CmdUnbreak:
+		if !slices.Contains(a.st.agent.Tools, c.Tool) {
+			return rejected(CodeInvalidState, "this run's agent has no tool %q; it can use: %s", c.Tool, strings.Join(a.st.agent.Tools, ", "))
+		}
+		on := c.Type == CmdBreak
+		if slices.Contains(a.st.breakBefore, c.Tool) == on {
+			return accepted // already so: nothing to record
+		}
+		effect = func() {
+			next := slices.DeleteFunc(slices.Clone(a.st.breakBefore), func(t string) bool { return t == c.Tool })
+			if on {
+				next = append(next, c.Tool)
+			}
+			a.emitLocked(event.RunBreakpoints, "", event.RunBreakpointsData{BreakBefore: next})
 		}
 	default:
 		return rejected(CodeUnsupported, "%s is not supported", c.Type)

@@ -102,6 +102,10 @@ func (r *runState) apply(ev event.Event) {
 			r.limits = limitsOf(r.agent)
 			r.limits.MaxSteps = d.MaxSteps
 		}
+	case event.RunBreakpoints:
+		var d event.RunBreakpointsData
+		_ = ev.Decode(&d)
+		r.breakBefore = d.BreakBefore
 	case event.RunLimits:
 		var d event.RunLimitsData
 		_ = ev.Decode(&d)

@@ -58,6 +58,10 @@ const (
 	CmdFork     = "fork"
 	CmdRetry    = "retry"
 	CmdSkip     = "skip"
+	// CmdBreak adds a breakpoint: the run pauses before every call of the
+	// command's tool (as the agent's break_before); CmdUnbreak removes it.
+	CmdBreak   = "break"
+	CmdUnbreak = "unbreak"
 )
 
 // Capabilities lists the commands that are legal for a run in status s;
@@ -66,16 +70,16 @@ const (
 func Capabilities(s Status, interrupted bool) []string {
 	switch s {
 	case Queued:
-		return []string{CmdPause, CmdCancel}
+		return []string{CmdPause, CmdCancel, CmdBreak, CmdUnbreak}
 	case Running, Waiting:
-		return []string{CmdPause, CmdSteer, CmdCancel, CmdFork}
+		return []string{CmdPause, CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
 	case Pausing:
-		return []string{CmdSteer, CmdCancel, CmdFork}
+		return []string{CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
 	case Paused:
 		if interrupted {
-			return []string{CmdRetry, CmdSkip, CmdSteer, CmdCancel, CmdFork}
+			return []string{CmdRetry, CmdSkip, CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
 		}
-		return []string{CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork}
+		return []string{CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
 	}
 	return []string{CmdFork}
 }

@@ -60,12 +60,12 @@ func TestCapabilities(t *testing.T) {
 		terminal    bool
 		want        []string
 	}{
-		{run.Queued, false, false, []string{"pause", "cancel"}},
-		{run.Running, false, false, []string{"pause", "steer", "cancel", "fork"}},
-		{run.Waiting, false, false, []string{"pause", "steer", "cancel", "fork"}},
-		{run.Pausing, false, false, []string{"steer", "cancel", "fork"}},
-		{run.Paused, false, false, []string{"continue", "step", "steer", "cancel", "fork"}},
-		{run.Paused, true, false, []string{"retry", "skip", "steer", "cancel", "fork"}},
+		{run.Queued, false, false, []string{"pause", "cancel", "break", "unbreak"}},
+		{run.Running, false, false, []string{"pause", "steer", "cancel", "fork", "break", "unbreak"}},
+		{run.Waiting, false, false, []string{"pause", "steer", "cancel", "fork", "break", "unbreak"}},
+		{run.Pausing, false, false, []string{"steer", "cancel", "fork", "break", "unbreak"}},
+		{run.Paused, false, false, []string{"continue", "step", "steer", "cancel", "fork", "break", "unbreak"}},
+		{run.Paused, true, false, []string{"retry", "skip", "steer", "cancel", "fork", "break", "unbreak"}},
 		{run.Completed, false, true, []string{"fork"}},
 		{run.Failed, false, true, []string{"fork"}},
 		{run.Cancelled, false, true, []string{"fork"}},
