@@ -64,6 +64,24 @@ export type Api = ReturnType<typeof createApi>;
 
 const base = "/api/v1";
 
+// artifactUrl is where a run's artifact (a screenshot, a recording) is
+// served. It is a plain GET that the session cookie authorises, so it works
+// as the src of an <img> or a <video> and as a link opened in a new tab.
+export function artifactUrl(runId: string, name: string): string {
+  const path = name.split("/").map(encodeURIComponent).join("/");
+  return `${base}/runs/${encodeURIComponent(runId)}/artifacts/${path}`;
+}
+
+// browserFrameUrl is the latest screencast frame (a JPEG) of the run's live
+// browser; 404 while the run has no browser open or no frame yet.
+export function browserFrameUrl(runId: string): string {
+  return `${base}/runs/${encodeURIComponent(runId)}/browser/frame`;
+}
+
+// BrowserFrame is one screencast frame: the image and when the browser
+// painted it (Unix ms, from X-Frame-Time; undefined when not sent).
+export type BrowserFrame = { image: Blob; time?: number };
+
 export function createApi(opts: ClientOptions = {}) {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const doFetch = opts.fetch ?? globalThis.fetch;
@@ -85,6 +103,24 @@ export function createApi(opts: ClientOptions = {}) {
   }
 
   const q = encodeURIComponent;
+
+  // browserFrame fetches the latest frame of a run's live browser, or
+  // undefined when there is none (404): not an error, the usual answer
+  // before the agent's first browser call and after the browser closed.
+  async function browserFrame(runId: string): Promise<BrowserFrame | undefined> {
+    const doFetch = opts.fetch ?? globalThis.fetch;
+    let res: Response;
+    try {
+      res = await doFetch(browserFrameUrl(runId), { credentials: "same-origin", headers: { Accept: "image/*" } });
+    } catch (err) {
+      throw new ApiError("network", `cannot reach the Steward server: ${String(err)}`, 0);
+    }
+    if (res.status === 404) return undefined;
+    if (res.status === 401) opts.onUnauthorized?.();
+    if (!res.ok) throw await toError(res);
+    const time = Number(res.headers.get("X-Frame-Time") ?? "");
+    return { image: await res.blob(), time: Number.isFinite(time) && time > 0 ? time : undefined };
+  }
 
   return {
     info: () => request<Info>("GET", "/info"),
@@ -142,6 +178,7 @@ export function createApi(opts: ClientOptions = {}) {
     // testProvider lists the provider's models with its saved settings.
     testProvider: (name: ProviderName) => request<ProviderTest>("POST", `/settings/providers/${q(name)}/test`),
     updatePrices: (body: PricesUpdate) => request<Settings>("PUT", "/settings/prices", body),
+    browserFrame,
   };
 }
 

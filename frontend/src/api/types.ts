@@ -269,7 +269,8 @@ export type EventType =
   | "llm.attempt"
   | "run.forked"
   | "run.plan"
-  | "file.changed";
+  | "file.changed"
+  | "artifact.created";
 
 export type Event = {
   run_id: string;
@@ -402,6 +403,25 @@ export type PlanStepStatus = "pending" | "in_progress" | "done";
 export type PlanStep = { title: string; status: PlanStepStatus };
 // run.plan (node_id: the update_plan call): the latest one is the run's plan.
 export type RunPlanData = { steps: PlanStep[] };
+
+// ArtifactKind: a screenshot, a recording's video, or a recording's frames
+// left unencoded (no ffmpeg: its description says what to install).
+export type ArtifactKind = "screenshot" | "video" | "frames" | (string & {});
+
+// Artifact is a file a tool call or a run produced (tool.Artifact), served
+// by GET /runs/{id}/artifacts/{name}. name is relative to the run's
+// artifacts, slash-separated ("shots/n_12.png").
+export type Artifact = {
+  name: string;
+  kind: ArtifactKind;
+  mime: string; // image/png, image/jpeg, video/mp4, video/webm
+  size: number;
+  description?: string;
+};
+
+// artifact.created: node_id is the tool call that produced the file; absent
+// for what the run produced as it ended (the browser's recording).
+export type ArtifactCreatedData = Artifact;
 
 // Run-level event types: these also reach the all-runs subscription.
 export const runLevelTypes: ReadonlySet<string> = new Set([

@@ -317,6 +317,56 @@ describe("reduce, approvals, questions and plans", () => {
   });
 });
 
+describe("reduce, artifacts", () => {
+  const shot = { name: "shots/n_b.png", kind: "screenshot", mime: "image/png", size: 2048 };
+  const video = { name: "browser.mp4", kind: "video", mime: "video/mp4", size: 90_000, description: "12 s of 40 s" };
+
+  it("lists a run's artifacts in order and gives each node its own", () => {
+    const s = replay(more(
+      { type: "node.started", node_id: "n_b", data: { kind: "tool", label: "browser_screenshot", tool: "browser_screenshot", arguments: {}, risk: "read" } },
+      { type: "artifact.created", node_id: "n_b", data: shot },
+      { type: "node.finished", node_id: "n_b", data: { status: "succeeded", duration_ms: 40, output: "saved shots/n_b.png" } },
+      { type: "artifact.created", data: video },
+    ), replay(start));
+    const t = s.runs[run]!;
+    expect(t.artifacts).toEqual([
+      { ...shot, description: undefined, seq: 8, ts: 1001, nodeId: "n_b" },
+      { ...video, seq: 10, ts: 1003, nodeId: undefined },
+    ]);
+    const n = t.nodes["n_b"] as ToolNode;
+    expect(n.artifacts).toEqual([t.artifacts[0]]);
+    // node.finished keeps what the node produced before it finished.
+    expect(n.status).toBe("succeeded");
+    expect(t.nodes["n_llm"]!.artifacts).toBeUndefined();
+  });
+
+  it("ignores an artifact without a name, and one seen before", () => {
+    const s = replay(more({ type: "artifact.created", data: { kind: "screenshot" } }), replay(start));
+    expect(s.runs[run]!.artifacts).toEqual([]);
+    const once = replay(more({ type: "artifact.created", data: video }), replay(start));
+    expect(reduce(once, more({ type: "artifact.created", data: video })[0]!)).toBe(once);
+  });
+
+  it("builds the same artifacts in one batch as one event at a time, and leaves its input alone", async () => {
+    const { reduceBatch } = await import("./reducer");
+    const events = [
+      ...start,
+      ...more(
+        { type: "node.started", node_id: "n_b", data: { kind: "tool", label: "browser_open", tool: "browser_open", arguments: {}, risk: "network" } },
+        { type: "artifact.created", node_id: "n_b", data: shot },
+        { type: "artifact.created", node_id: "n_b", data: { ...shot, name: "shots/n_b-2.png" } },
+        { type: "artifact.created", data: video },
+      ),
+    ];
+    const first = reduceBatch(emptyStream, events.slice(0, 8));
+    const frozen = JSON.stringify(first);
+    const all = reduceBatch(first, events.slice(8));
+    expect(all).toEqual(events.reduce(reduce, emptyStream));
+    expect(JSON.stringify(first)).toBe(frozen);
+    expect((all.runs[run]!.nodes["n_b"] as ToolNode).artifacts?.map((a) => a.name)).toEqual(["shots/n_b.png", "shots/n_b-2.png"]);
+  });
+});
+
 describe("reduceBatch", () => {
   it("builds the same state as one event at a time, without changing its input", async () => {
     const { bigRunEvents } = await import("../test/bigRun");

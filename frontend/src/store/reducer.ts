@@ -7,6 +7,7 @@ import type {
   AgentRef,
   ApprovalDecidedData,
   ApprovalRequestedData,
+  ArtifactCreatedData,
   Decision,
   Event,
   GrantScope,
@@ -79,6 +80,11 @@ export type DecisionRecord =
       edited: boolean;
     };
 
+// ArtifactRecord is a file the run produced (artifact.created): a tool
+// call's screenshot, or the browser's recording; nodeId is the call's node,
+// absent for what the run produced as it ended.
+export type ArtifactRecord = ArtifactCreatedData & { seq: number; ts: number; nodeId?: string };
+
 // Plan is the run's plan: the steps of its latest run.plan.
 export type Plan = { nodeId?: string; seq: number; ts: number; steps: PlanStep[] };
 
@@ -93,6 +99,8 @@ type NodeBase = {
   finishedAt?: number;
   durationMs?: number;
   error?: string;
+  // The files this node produced (screenshots), in order.
+  artifacts?: ArtifactRecord[];
 };
 
 // A user node's label says where its message came from: "instructions", or
@@ -158,6 +166,8 @@ export type RunTranscript = {
   // The audit of tool call decisions, in log order.
   decisions: DecisionRecord[];
   files: RunFiles;
+  // Every file the run produced, in log order.
+  artifacts: ArtifactRecord[];
 };
 
 export type StreamState = { runs: Record<string, RunTranscript> };
@@ -165,7 +175,7 @@ export type StreamState = { runs: Record<string, RunTranscript> };
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles };
+  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [] };
 }
 
 // reduce applies one event to the state of all runs.
@@ -335,10 +345,31 @@ function apply(d: Draft, e: Event): void {
       d.ownNodes ||= d.t.nodes !== before;
       return;
     }
+    case "artifact.created":
+      addArtifact(d, e, data as Partial<ArtifactCreatedData>);
+      return;
     default:
       // A type this UI does not know: the log stays readable, the view unchanged.
       return;
   }
+}
+
+// addArtifact records a file on the run and, when the event names one, on
+// its node. Rare (a screenshot per call at most): the list is copied.
+function addArtifact(d: Draft, e: Event, c: Partial<ArtifactCreatedData>): void {
+  if (typeof c.name !== "string" || c.name === "") return;
+  const a: ArtifactRecord = {
+    name: c.name,
+    kind: c.kind ?? "",
+    mime: c.mime ?? "",
+    size: c.size ?? 0,
+    description: c.description,
+    seq: e.seq,
+    ts: e.ts,
+    nodeId: e.node_id || undefined,
+  };
+  d.t.artifacts = [...d.t.artifacts, a];
+  updateNode(d, a.nodeId, (n) => ({ ...n, artifacts: [...(n.artifacts ?? []), a] }));
 }
 
 function startNode(d: Draft, id: string, ts: number, c: NodeStartedData): void {

@@ -12,6 +12,7 @@ import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
 import { useCommand } from "../controls/useCommand";
 import { DecisionsPanel } from "../audit/DecisionsPanel";
+import { BrowserPanel } from "../browser/BrowserPanel";
 import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
@@ -19,10 +20,10 @@ import { RunPanes } from "./RunPanes";
 import { Transcript } from "./Transcript";
 
 // RunView is the selected run: its header (status, controls, the paused
-// banner, the steer box), its plan, its live transcript and execution graph
-// side by side (or the files it changed), and the audit of its tool call
-// decisions. Either pane can be maximised: the header's controls and the
-// inbox stay; Escape restores.
+// banner, the steer box), its plan, its browser (once it used one), its
+// live transcript and execution graph side by side (or the files it
+// changed), and the audit of its tool call decisions. Either pane can be
+// maximised: the header's controls and the inbox stay; Escape restores.
 export function RunView() {
   const runId = useApp((s) => s.selectedRunId);
   const filesCount = useApp((s) => (runId ? (s.stream.runs[runId]?.files.paths.length ?? 0) : 0));
@@ -58,6 +59,8 @@ export function RunView() {
         {/* Keyed by run: a command's error or a steer draft stays with its run. */}
         <RunHeader key={runId} runId={runId} compact={!!maximised} />
         {!maximised && <PlanPanel runId={runId} />}
+        {/* Unmounted while a pane is maximised: it stops asking for frames. */}
+        {!maximised && <BrowserPanel key={`browser:${runId}`} runId={runId} />}
         <RunPanes
           transcript={<Transcript key={`transcript:${runId}`} runId={runId} />}
           graph={<GraphPanel key={`graph:${runId}`} runId={runId} />}

@@ -3,6 +3,7 @@ import { useApp } from "../../store/context";
 import type { ApprovalState, ToolNode } from "../../store/reducer";
 import { duration, pretty } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
+import { ToolScreenshot } from "../browser/Shot";
 import { ForkButton } from "../controls/Fork";
 import { ToolFiles } from "../files/ToolFiles";
 import { ApprovalCard } from "../inbox/ApprovalCard";
@@ -112,6 +113,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
       )}
       {a?.decision && <Decision a={a} />}
       {output !== "" && <Output n={n} diff={diff?.from === "output" ? diff : undefined} open={open} />}
+      <ToolScreenshot runId={runId} n={n} />
       {!!n.files?.length && <ToolFiles files={n.files} />}
       {n.error && <p className="node-error">{n.error}</p>}
     </article>
