@@ -15,7 +15,7 @@ BIN      := bin/steward
 ADDR     ?= 127.0.0.1:8787
 export CGO_ENABLED := 1
 
-APT_PACKAGES := pkg-config gcc libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-noto-color-emoji
+APT_PACKAGES := pkg-config gcc libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium ffmpeg fonts-noto-color-emoji
 
 .PHONY: all deps deps-system deps-node deps-go ui build run test test-go test-race test-ui test-desktop vet bench clean
 
