@@ -68,8 +68,9 @@ export type PricesUpdate = { prices: Record<string, Price> };
 
 export type AgentProvider = "auto" | "openai" | "anthropic" | "script";
 
-// Rule refines the agent's mode for the calls of tool (a name or "*") whose
-// key argument (a path, a command line, a host) matches the glob.
+// Rule refines the agent's mode for the calls of tool (a name, or a glob of
+// names: "*", "browser_*") whose key argument (a path, a command line, a
+// host) matches the glob.
 export type Rule = { effect: "allow" | "ask" | "deny"; tool: string; match?: string };
 
 export type AgentDefinition = Omit<Agent, "provider"> & {
@@ -79,6 +80,9 @@ export type AgentDefinition = Omit<Agent, "provider"> & {
   max_tokens?: number;
   max_cost_usd?: number;
   max_wall_time?: string; // a Go duration: "30m", "2h"
+  // The only hosts the agent's browser may visit (globs: "*.example.com");
+  // absent allows any.
+  browser_domains?: string[];
 };
 
 export type AgentDefinitionInput = Omit<

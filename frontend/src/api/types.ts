@@ -118,10 +118,11 @@ export type StartRun = {
   mode?: PermissionMode; // overrides the agent's permission mode for this run
 };
 
-export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "fork" | "retry" | "skip";
+export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "fork" | "retry" | "skip" | "break" | "unbreak";
 // text is the message of steer; node_id the node of fork (required) and of
 // retry and skip (optional: the interrupted call).
-export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string; limits?: Limits };
+// tool goes with break and unbreak: the tool to pause before (or no longer).
+export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string; limits?: Limits; tool?: string };
 export type CommandResult = {
   command_id: string;
   status: "accepted" | "rejected";
@@ -270,7 +271,8 @@ export type EventType =
   | "run.forked"
   | "run.plan"
   | "file.changed"
-  | "artifact.created";
+  | "artifact.created"
+  | "run.breakpoints";
 
 export type Event = {
   run_id: string;
@@ -293,6 +295,10 @@ export type Message = {
   tool_call_id?: string;
   is_error?: boolean;
 };
+
+// run.breakpoints: the run's whole list of tools to pause before, after a
+// break or unbreak command.
+export type RunBreakpointsData = { break_before: string[] };
 
 export type RunCreatedData = {
   agent: AgentRef;

@@ -23,6 +23,7 @@ import type {
   PlanStep,
   PolicyDecidedData,
   Question,
+  RunBreakpointsData,
   RunCreatedData,
   RunForkedData,
   RunPlanData,
@@ -159,6 +160,8 @@ export type RunTranscript = {
   history?: Message[];
   // The runs forked from this one, in the order they were made.
   forks: RunForkedData[];
+  // The tools the run pauses before (run.created, then run.breakpoints).
+  breakBefore: string[];
   // Node ids in the order their node.started arrived.
   nodeOrder: string[];
   nodes: Record<string, TranscriptNode>;
@@ -175,7 +178,7 @@ export type StreamState = { runs: Record<string, RunTranscript> };
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [] };
+  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [] };
 }
 
 // reduce applies one event to the state of all runs.
@@ -280,8 +283,12 @@ function apply(d: Draft, e: Event): void {
       t.unattended = !!c.unattended;
       t.forkedFrom = c.forked_from;
       t.history = c.history;
+      t.breakBefore = c.break_before ?? [];
       return;
     }
+    case "run.breakpoints":
+      t.breakBefore = (data as RunBreakpointsData).break_before ?? [];
+      return;
     case "run.status": {
       const c = data as RunStatusData;
       t.status = c.status;

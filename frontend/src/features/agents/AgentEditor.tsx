@@ -306,6 +306,24 @@ function EditorForm({ id, catalog, initial, onSaved, onCancel }: FormProps) {
         </div>
       </Fieldset>
 
+      <Fieldset legend="Browser">
+        <Field
+          label="Allowed domains"
+          htmlFor={fid("browser_domains")}
+          hint="The only hosts the browser tools may visit, one per line (*.example.com covers its subdomains). Navigation elsewhere, by a redirect or a click too, is refused. Empty allows any host."
+        >
+          <textarea
+            id={fid("browser_domains")}
+            rows={3}
+            value={f.browser_domains}
+            placeholder={"example.com\n*.example.com"}
+            spellCheck={false}
+            onChange={(e) => set("browser_domains", e.target.value)}
+            {...mark("browser_domains")}
+          />
+        </Field>
+      </Fieldset>
+
       {/* Stays in view at the bottom, with the error of the last save. */}
       <div className="agent-actions">
         {error && (

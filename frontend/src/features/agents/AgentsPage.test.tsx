@@ -110,6 +110,7 @@ describe("AgentsPage", () => {
     fireEvent.click(screen.getByRole("checkbox", { name: "Pause before run_command" }));
     type("Approval timeout", "5m");
     fireEvent.change(screen.getByLabelText("When nobody answers"), { target: { value: "approve" } });
+    type("Allowed domains", "docs.example.com\n *.example.org, localhost ");
     fireEvent.click(screen.getByTestId("agent-save"));
 
     await waitFor(() => expect(sent("POST", "/agents")).toHaveLength(1));
@@ -130,6 +131,7 @@ describe("AgentsPage", () => {
       break_before: ["run_command"],
       approval_timeout: "5m",
       approval_default: "approve",
+      browser_domains: ["docs.example.com", "*.example.org", "localhost"],
     });
     // Back to the list, which holds the new agent, as does the store the new-run form reads.
     const rows = await screen.findAllByTestId("agent-row");

@@ -31,6 +31,8 @@ export type AgentForm = {
   break_before: string[];
   approval_timeout: string;
   approval_default: "" | "deny" | "approve";
+  // One host (glob) per line or separated by commas or spaces.
+  browser_domains: string;
 };
 
 // The fields a message can name; the editor marks the one that is wrong.
@@ -66,6 +68,7 @@ export function newForm(catalog: readonly ToolSpec[]): AgentForm {
     break_before: [],
     approval_timeout: "",
     approval_default: "",
+    browser_domains: "",
   };
 }
 
@@ -88,6 +91,7 @@ export function formOf(a: AgentDefinition): AgentForm {
     break_before: [...(a.break_before ?? [])],
     approval_timeout: a.approval_timeout ?? "",
     approval_default: a.approval_default ?? "",
+    browser_domains: (a.browser_domains ?? []).join("\n"),
   };
 }
 
@@ -134,6 +138,8 @@ export function toInput(f: AgentForm): Built {
   // Only tools the agent has can be paused before.
   const breaks = f.break_before.filter((t) => f.tools.includes(t));
   if (breaks.length > 0) input.break_before = breaks;
+  const domains = domainList(f.browser_domains);
+  if (domains.length > 0) input.browser_domains = domains;
   if (f.approval_timeout.trim()) {
     input.approval_timeout = f.approval_timeout.trim();
     if (f.approval_default) input.approval_default = f.approval_default;
@@ -158,7 +164,13 @@ const fields: readonly FieldName[] = [
   "break_before",
   "approval_timeout",
   "approval_default",
+  "browser_domains",
 ];
+
+// domainList splits what was typed into hosts: by lines, commas or spaces.
+export function domainList(text: string): string[] {
+  return text.split(/[\s,]+/).filter((d) => d !== "");
+}
 
 // fieldOf finds the field an error message of the server names, as in
 // `invalid agent: max_wall_time "x" must be a positive duration` or

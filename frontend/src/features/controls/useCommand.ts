@@ -6,7 +6,7 @@ import { errorMessage } from "../../ui/format";
 
 export type SendCommand = (
   type: CommandType,
-  extra?: { text?: string; node_id?: string; limits?: Limits },
+  extra?: { text?: string; node_id?: string; limits?: Limits; tool?: string },
 ) => Promise<CommandResult | undefined>;
 
 // useCommand sends commands to a run, one at a time. A rejection or a failed

@@ -5,6 +5,7 @@ import { emptyTranscript, reduceRun, type TranscriptNode } from "../../store/red
 import { duration, errorMessage, pretty } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { NodeArtifacts } from "../browser/NodeArtifacts";
+import { BreakToggle } from "../controls/BreakToggle";
 import { decisionText } from "../inbox/decisionText";
 import { Diffs } from "../transcript/ToolDiffView";
 import { toolDiff } from "../transcript/toolDiff";
@@ -98,6 +99,7 @@ export function NodeDetailPanel({ runId, nodeId, onClose }: { runId: string; nod
         )}
       </dl>
       <NodeActions runId={runId} nodeId={nodeId} />
+      {n?.kind === "tool" && <BreakToggle runId={runId} tool={n.tool} />}
       {(n?.error ?? g?.error) && <pre className="node-error">{n?.error ?? g?.error}</pre>}
       {n && <NodeArtifacts runId={runId} n={n} />}
       {n && <NodeBody n={n} input={detail?.input} />}
