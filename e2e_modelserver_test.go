@@ -14,9 +14,8 @@ import (
 	"testing"
 )
 
-// modelServer answers a conversation whose last message is the user's with
-// one write_file call per file name (*.txt) in the user's text, all in one
-// turn; and a conversation that ends with tool results with "Done.".
+// modelServer is a fake model: each request's answer is decided by its
+// turn function from the conversation so far.
 type modelServer struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -24,17 +23,51 @@ type modelServer struct {
 }
 
 type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-	} `json:"messages"`
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
 }
+
+type chatMessage struct {
+	Role       string `json:"role"`
+	Content    any    `json:"content"`
+	ToolCallID string `json:"tool_call_id"`
+}
+
+// text is the message's content as a string (what tool results hold).
+func (m chatMessage) text() string { s, _ := m.Content.(string); return s }
+
+// fakeCall is one tool call a fake model makes.
+type fakeCall struct {
+	Name string
+	Args any
+}
+
+// modelTurn decides the answer to request n (from 1): text, and the tool
+// calls to make in one turn (none ends the run).
+type modelTurn func(req chatRequest, n int) (text string, calls []fakeCall)
 
 var txtRE = regexp.MustCompile(`[\w-]+\.txt`)
 
+// newModelServer answers a conversation whose last message is the user's
+// with one write_file call per file name (*.txt) in the user's text, all in
+// one turn; and a conversation that ends with tool results with "Done.".
 func newModelServer(t *testing.T) *modelServer {
+	return newModelServerFunc(t, func(req chatRequest, _ int) (string, []fakeCall) {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == "tool" {
+			return "Done.", nil
+		}
+		var calls []fakeCall
+		for _, name := range txtRE.FindAllString(last.text(), -1) {
+			calls = append(calls, fakeCall{"write_file", map[string]string{"path": name, "content": "written by the model"}})
+		}
+		return "Writing the files.", calls
+	})
+}
+
+// newModelServerFunc serves chat completions, streamed in the OpenAI wire
+// format, whose answers turn decides.
+func newModelServerFunc(t *testing.T, turn modelTurn) *modelServer {
 	t.Helper()
 	m := &modelServer{}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -51,6 +84,7 @@ func newModelServer(t *testing.T) *modelServer {
 		m.reqs = append(m.reqs, req)
 		n := len(m.reqs)
 		m.mu.Unlock()
+		text, calls := turn(req, n)
 		w.Header().Set("Content-Type", "text/event-stream")
 		chunk := func(delta, finish string) {
 			fr := "null"
@@ -59,20 +93,18 @@ func newModelServer(t *testing.T) *modelServer {
 			}
 			fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-%d\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]}\n\n", n, delta, fr)
 		}
-		last := req.Messages[len(req.Messages)-1]
-		if last.Role == "tool" {
-			chunk(`{"role":"assistant","content":"Done."}`, "")
-			chunk(`{}`, "stop")
-		} else {
-			text, _ := last.Content.(string)
-			chunk(`{"role":"assistant","content":"Writing the files."}`, "")
-			for i, name := range txtRE.FindAllString(text, -1) {
-				args, _ := json.Marshal(map[string]string{"path": name, "content": "written by the model"})
-				call, _ := json.Marshal(map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
-					"function": map[string]string{"name": "write_file", "arguments": string(args)}})
-				chunk(`{"tool_calls":[`+string(call)+`]}`, "")
-			}
+		content, _ := json.Marshal(map[string]string{"role": "assistant", "content": text})
+		chunk(string(content), "")
+		for i, c := range calls {
+			args, _ := json.Marshal(c.Args)
+			call, _ := json.Marshal(map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
+				"function": map[string]string{"name": c.Name, "arguments": string(args)}})
+			chunk(`{"tool_calls":[`+string(call)+`]}`, "")
+		}
+		if len(calls) > 0 {
 			chunk(`{}`, "tool_calls")
+		} else {
+			chunk(`{}`, "stop")
 		}
 		fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-%d\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"fake\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n\n", n)
 		fmt.Fprint(w, "data: [DONE]\n\n")
@@ -90,8 +122,7 @@ func (m *modelServer) toolResults() map[string]string {
 	for _, r := range m.reqs {
 		for _, msg := range r.Messages {
 			if msg.Role == "tool" {
-				s, _ := msg.Content.(string)
-				out[msg.ToolCallID] = s
+				out[msg.ToolCallID] = msg.text()
 			}
 		}
 	}

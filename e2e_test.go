@@ -43,6 +43,7 @@ type served struct {
 	home string
 	logs *lockedBuffer
 	stop func() // SIGTERM, and wait for the exit; also run at cleanup
+	pid  int
 }
 
 type lockedBuffer struct {
@@ -116,7 +117,7 @@ func startServeAt(t *testing.T, dir, home string, extraEnv ...string) *served {
 	}()
 	select {
 	case u := <-found:
-		return &served{url: u, base: urlRE.FindStringSubmatch(u)[1], home: home, logs: logs, stop: stop}
+		return &served{url: u, base: urlRE.FindStringSubmatch(u)[1], home: home, logs: logs, stop: stop, pid: cmd.Process.Pid}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("steward serve printed no URL within 30 s; output:\n%s", logs)
 		return nil

@@ -36,6 +36,7 @@ import (
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
+	browsertools "steward/backend/tools/browser"
 	fstools "steward/backend/tools/fs"
 	"steward/backend/tools/git"
 	"steward/backend/tools/interact"
@@ -120,6 +121,7 @@ type services struct {
 	models   *config.Models
 	blobs    *workspace.Blobs
 	settings *config.Settings
+	browser  *browsertools.Manager
 	logger   *log.Logger
 	// desktop is the window's native dialogs when serving the desktop
 	// window; nil for `steward serve`.
@@ -138,7 +140,12 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		return nil, err
 	}
 	tools := tool.NewRegistry()
-	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(), interact.Tools()) {
+	// One browser per run, started on its first browser call; the run's end
+	// closes it and makes the recording.
+	browsers := browsertools.NewManager(browsertools.Options{Chromium: cfg.Browser.Chromium, Logf: logger.Printf,
+		Record: cfg.Browser.Recording(), Downloads: cfg.Browser.Downloads})
+	tools.AddRunEnder(browsers)
+	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(), interact.Tools(), browsers.Tools()) {
 		if err := tools.Register(t); err != nil {
 			st.Close()
 			return nil, err
@@ -166,7 +173,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	prices := config.NewPrices(cfg.Prices)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs})
+		Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir()})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()
@@ -174,7 +181,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	settings := config.NewSettings(cfg, getenv, models, prices)
 	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
-		settings: settings, logger: logger}, nil
+		settings: settings, browser: browsers, logger: logger}, nil
 }
 
 func (s *services) close() {
@@ -183,6 +190,7 @@ func (s *services) close() {
 	if err := s.runs.Shutdown(ctx); err != nil {
 		s.logger.Printf("stop runs: %v", err)
 	}
+	s.browser.Close() // the runs are stopped: no Chromium is left behind
 	if err := s.store.Close(); err != nil {
 		s.logger.Printf("close store: %v", err)
 	}
@@ -239,6 +247,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
 		Blobs: s.blobs, Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
+		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

@@ -190,6 +190,10 @@ func dataDir(getenv func(string) string) (string, error) {
 // DBPath is the SQLite database in the data directory.
 func (c Config) DBPath() string { return filepath.Join(c.Home, "steward.db") }
 
+// ArtifactsDir holds what runs produce (screenshots, recordings), one folder
+// per run.
+func (c Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }
+
 // tokenFile keeps the generated API token, readable by its owner only.
 const tokenFile = "token"
 
