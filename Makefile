@@ -90,6 +90,11 @@ bench: deps build
 	TMPDIR=$$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp} ) \
 		go test -tags '$(TAGS)' -run '^$$' -bench 'Grep100k|Glob100k' -benchtime 3x -count 5 ./backend/tools/fs | tee -a bin/bench.txt
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Write1MB' -benchtime 20x -count 5 ./backend/tools/fs | tee -a bin/bench.txt
+	# The browser tools against pages on loopback: start and close of a
+	# run's Chromium, the snapshot of a 2,000-element page (size and time),
+	# a click with the snapshot it returns, and the encoding of a recording.
+	go test -tags '$(TAGS)' -run '^$$' -bench 'BrowserStart' -benchtime 3x -count 5 ./backend/tools/browser | tee -a bin/bench.txt
+	go test -tags '$(TAGS)' -run '^$$' -bench 'SnapshotLarge|ActionRoundTrip' -benchtime 10x -count 5 ./backend/tools/browser | tee -a bin/bench.txt
 	# The UI in headless Chromium against the binary: first render of a
 	# 10,000-event run, frame rate while streaming (figures in bench form).
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \

@@ -45,6 +45,7 @@ func BenchmarkSnapshotLarge(b *testing.B) {
 		chars = len(res.Output)
 	}
 	b.ReportMetric(float64(chars), "chars")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/snapshot")
 }
 
 // BenchmarkActionRoundTrip measures browser_act click on a button that
@@ -59,4 +60,5 @@ func BenchmarkActionRoundTrip(b *testing.B) {
 			b.Fatalf("%v %+v", err, res)
 		}
 	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/action")
 }
