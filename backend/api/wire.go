@@ -101,6 +101,9 @@ type Run struct {
 	// came from.
 	Next       *event.Next `json:"next,omitempty"`
 	ForkedFrom string      `json:"forked_from,omitempty"`
+	// ImportedFrom is set on a run imported from a recording: the id it had
+	// where it was recorded. Such a run is read-only (it can be forked).
+	ImportedFrom string `json:"imported_from,omitempty"`
 }
 
 func wireRun(r store.Run) Run {
@@ -112,12 +115,16 @@ func wireRun(r store.Run) Run {
 		}
 	}
 	interrupted := next != nil && next.Interrupted
-	return Run{Next: next, ForkedFrom: r.ForkedFrom, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
+	caps := run.Capabilities(run.Status(r.Status), interrupted)
+	if r.ImportedFrom != "" {
+		caps = []string{run.CmdFork}
+	}
+	return Run{Next: next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
 		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
 		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
 		Steps: r.Steps, PendingApprovals: r.PendingApprovals,
 		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens, CostUSD: r.CostUSD},
-		Capabilities: run.Capabilities(run.Status(r.Status), interrupted),
+		Capabilities: caps,
 	}
 }
 

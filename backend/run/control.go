@@ -116,6 +116,9 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 	if c.Type == CmdFork {
 		return s.fork(ctx, r, c.NodeID)
 	}
+	if r.ImportedFrom != "" {
+		return rejected(CodeInvalidState, "run %s was imported from a recording and is read-only: fork it from a node to go on from there", r.ID)
+	}
 	if Status(r.Status).Terminal() {
 		return rejected(CodeTerminal, "the run is already %s", r.Status)
 	}

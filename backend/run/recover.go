@@ -26,8 +26,8 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, r := range runs {
-		if s.lookup(r.ID) != nil {
-			continue
+		if s.lookup(r.ID) != nil || r.ImportedFrom != "" {
+			continue // driven already, or a recording: history, never resumed
 		}
 		if err := s.resume(ctx, r); errors.Is(err, ErrDriven) {
 			continue // another live process drives it: leave it alone

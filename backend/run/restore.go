@@ -39,6 +39,9 @@ func (s *Service) Restore(ctx context.Context, runID string, p RestoreParams) (R
 	if err != nil {
 		return RestoreResult{}, err
 	}
+	if r.ImportedFrom != "" {
+		return RestoreResult{}, fmt.Errorf("%w: run %s was imported from a recording: its files were changed on the machine that recorded it, not here", ErrInvalid, runID)
+	}
 	s.mu.Lock()
 	a := s.active[runID]
 	s.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"steward/backend/event"
@@ -25,6 +26,10 @@ type appendReq struct {
 	evs  []event.Event
 	err  error // the first failure among evs
 	done chan struct{}
+	// importedFrom marks an import: its events commit all or none, the run
+	// they create is marked imported from this id, and they open no
+	// interactions (a recording's approvals are history, not questions).
+	importedFrom string
 }
 
 // Pending is an append that was submitted and may not have committed yet.
@@ -159,6 +164,19 @@ func (s *Store) commit(batch []*appendReq) {
 	tx := &stmtTx{Tx: sqltx, s: s, stmts: map[string]*sql.Stmt{}}
 	committed := make([]event.Event, 0, 2*len(batch))
 	for _, req := range batch {
+		if req.importedFrom != "" {
+			evs, err := s.commitImport(ctx, tx, req, seqs, now)
+			if err != nil {
+				tx.Rollback()
+				fail(err)
+				return
+			}
+			for _, ev := range evs {
+				touched[ev.RunID] = ev.Seq
+			}
+			committed = append(committed, evs...)
+			continue
+		}
 		for i := range req.evs {
 			ev := &req.evs[i]
 			fatal, err := s.place(ctx, tx, ev, seqs, now)
@@ -320,3 +338,83 @@ func appendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, s...)
 	return append(buf, '"')
 }
+
+// ImportRun appends the whole log of a run recorded elsewhere, as a new run
+// marked imported from importedFrom: every event commits or none does (the
+// first failure is returned and nothing is written), and the approvals in it
+// open no interactions. The events must be one run's, run.created first;
+// their seqs are given anew from 1 and their times kept.
+func (s *Store) ImportRun(ctx context.Context, evs []event.Event, importedFrom string) ([]event.Event, error) {
+	if len(evs) == 0 || evs[0].Type != event.RunCreated {
+		return nil, fmt.Errorf("import: the log must start with run.created: %w", ErrConflict)
+	}
+	if importedFrom == "" {
+		return nil, errors.New("import: the id the run was recorded as is required")
+	}
+	for _, ev := range evs {
+		if ev.RunID != evs[0].RunID {
+			return nil, fmt.Errorf("import: events of two runs (%s, %s): %w", evs[0].RunID, ev.RunID, ErrConflict)
+		}
+	}
+	req := &appendReq{evs: slices.Clone(evs), done: make(chan struct{}), importedFrom: importedFrom}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return nil, ErrClosed
+	}
+	select {
+	case s.appends <- req:
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return nil, ctx.Err()
+	}
+	s.mu.RUnlock()
+	<-req.done
+	if req.err != nil {
+		return nil, req.err
+	}
+	return req.evs, nil
+}
+
+// commitImport places an import's events inside a savepoint of the group's
+// transaction: a failed precondition rolls back the import alone and is its
+// answer; other appends of the group go on.
+func (s *Store) commitImport(ctx context.Context, tx *stmtTx, req *appendReq, seqs map[string]int64, now int64) ([]event.Event, error) {
+	if _, err := tx.Tx.ExecContext(ctx, "SAVEPOINT import"); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	ictx := context.WithValue(ctx, importingKey{}, true)
+	undo := func(err error) ([]event.Event, error) {
+		delete(seqs, req.evs[0].RunID)
+		if _, rerr := tx.Tx.ExecContext(ctx, "ROLLBACK TO import"); rerr != nil {
+			return nil, fmt.Errorf("import: %w", rerr)
+		}
+		if _, rerr := tx.Tx.ExecContext(ctx, "RELEASE import"); rerr != nil {
+			return nil, fmt.Errorf("import: %w", rerr)
+		}
+		req.err = err
+		return nil, nil
+	}
+	for i := range req.evs {
+		ev := &req.evs[i]
+		fatal, err := s.place(ictx, tx, ev, seqs, now)
+		if fatal {
+			return nil, err
+		}
+		if err != nil {
+			return undo(fmt.Errorf("import: event %d (%s): %w", i+1, ev.Type, err))
+		}
+	}
+	if _, err := tx.Tx.ExecContext(ctx, `UPDATE runs SET imported_from = ? WHERE id = ?`, req.importedFrom, req.evs[0].RunID); err != nil {
+		return undo(fmt.Errorf("import: %w", err))
+	}
+	if _, err := tx.Tx.ExecContext(ctx, "RELEASE import"); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	return req.evs, nil
+}
+
+// importingKey marks the context of an import's projection.
+type importingKey struct{}
+
+func importing(ctx context.Context) bool { v, _ := ctx.Value(importingKey{}).(bool); return v }

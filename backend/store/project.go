@@ -170,6 +170,12 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			}
 			question = string(b)
 		}
+		if importing(ctx) {
+			// A recording's approvals are history: the node shows that it
+			// waited, and no interaction opens in the inbox.
+			_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, qInsertInteraction,
 			d.InteractionID, ev.RunID, ev.NodeID, kind, d.Tool, args, d.Risk, d.Reason, ev.TS,
 			d.Group, d.GroupSize, d.ExpiresAt, d.DefaultDecision, question); err != nil {
@@ -204,6 +210,9 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		var d event.ApprovalDecidedData
 		if err := decode(&d); err != nil {
 			return err
+		}
+		if importing(ctx) {
+			return nil // no interaction was opened (see ApprovalRequested)
 		}
 		// First answer wins: the update only matches a pending interaction.
 		answer := ""
