@@ -60,7 +60,9 @@ func TestBreakCommand(t *testing.T) {
 	if n, err := h2.svc.Recover(context.Background()); err != nil || n != 1 {
 		t.Fatalf("Recover = %d, %v", n, err)
 	}
-	p = h2.waitStatus(t, r.ID, run.Paused)
+	// Wait for the recovered pause itself, so the continue is not taken
+	// before it (the breakpoint would then stop before probe "a" again).
+	p = h2.waitRun(t, r.ID, p.LastSeq, run.Paused, "recovered")
 	h2.accept(t, r.ID, cmd(run.CmdContinue))
 	p = h2.waitRun(t, r.ID, p.LastSeq, run.Paused, "breakpoint before probe")
 	if diff := cmp.Diff(toolNext("probe", `{"note":"b"}`), nextOf(t, p)); diff != "" {
