@@ -95,6 +95,9 @@ bench: deps build
 	# a click with the snapshot it returns, and the encoding of a recording.
 	go test -tags '$(TAGS)' -run '^$$' -bench 'BrowserStart' -benchtime 3x -count 5 ./backend/tools/browser | tee -a bin/bench.txt
 	go test -tags '$(TAGS)' -run '^$$' -bench 'SnapshotLarge|ActionRoundTrip' -benchtime 10x -count 5 ./backend/tools/browser | tee -a bin/bench.txt
+	# Recordings: export and read back a run of 10,000 events with 100 file
+	# changes, and the bundle's size against the events' gzip plus the blobs.
+	go test -tags '$(TAGS)' -run '^$$' -bench 'Export10k|Read10k' -benchtime 10x -count 5 ./backend/recording | tee -a bin/bench.txt
 	# The UI in headless Chromium against the binary: first render of a
 	# 10,000-event run, frame rate while streaming (figures in bench form).
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \

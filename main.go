@@ -32,6 +32,7 @@ import (
 	"steward/backend/config"
 	"steward/backend/console"
 	"steward/backend/event"
+	"steward/backend/exchange"
 	"steward/backend/inbox"
 	"steward/backend/run"
 	"steward/backend/store"
@@ -54,6 +55,8 @@ Usage:
   steward                      open the desktop window (or serve, without a display)
   steward serve [flags]        serve the web UI and API on loopback
   steward run [flags] TEXT     run an agent in this terminal
+  steward export RUN -o FILE   export a run (--format steward, html, otlp, video)
+  steward import FILE          import a recording as a read-only run
   steward version              print the version
 
 Run 'steward COMMAND --help' for the flags of a command.
@@ -91,6 +94,10 @@ func realMain(args []string, getenv func(string) string, stdin io.Reader, stdout
 		if err == nil {
 			return code
 		}
+	case "export":
+		return exportCmd(args, getenv, stdout, stderr)
+	case "import":
+		return importCmd(args, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "steward", version)
 	case "help", "-h", "--help":
@@ -122,6 +129,7 @@ type services struct {
 	blobs    *workspace.Blobs
 	settings *config.Settings
 	browser  *browsertools.Manager
+	exchange *exchange.Service
 	logger   *log.Logger
 	// desktop is the window's native dialogs when serving the desktop
 	// window; nil for `steward serve`.
@@ -180,8 +188,17 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		return nil, err
 	}
 	settings := config.NewSettings(cfg, getenv, models, prices)
+	token, err := cfg.Token(getenv)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	// What leaves the machine is redacted of the keys in force and the
+	// server's token, looked up at each export (Settings may change keys).
+	ex := exchange.New(exchange.Config{Store: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir(), Version: version, NewID: newID,
+		Secrets: func() []string { return append(models.Secrets(), token) }, Player: frontend.Player})
 	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
-		settings: settings, browser: browsers, logger: logger}, nil
+		settings: settings, browser: browsers, exchange: ex, logger: logger}, nil
 }
 
 func (s *services) close() {
@@ -247,7 +264,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
 		Blobs: s.blobs, Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
-		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser,
+		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser, Exchange: s.exchange,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

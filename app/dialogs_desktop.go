@@ -20,3 +20,16 @@ func (d *Dialogs) PickFolder(ctx context.Context, title, start string) (string, 
 		Title: title, DefaultDirectory: start, CanCreateDirectories: true,
 	})
 }
+
+// SaveFile opens the native save dialog suggesting name and returns the
+// path chosen, or "" when the person cancelled.
+func (d *Dialogs) SaveFile(ctx context.Context, title, name string) (string, error) {
+	wctx, err := d.take()
+	if err != nil {
+		return "", err
+	}
+	defer d.release()
+	return wailsruntime.SaveFileDialog(wctx, wailsruntime.SaveDialogOptions{
+		Title: title, DefaultFilename: name, CanCreateDirectories: true,
+	})
+}

@@ -8,3 +8,8 @@ import "context"
 func (d *Dialogs) PickFolder(ctx context.Context, title, start string) (string, error) {
 	return "", ErrNotBuilt
 }
+
+// SaveFile returns ErrNotBuilt: this binary has no window.
+func (d *Dialogs) SaveFile(ctx context.Context, title, name string) (string, error) {
+	return "", ErrNotBuilt
+}

@@ -20,6 +20,11 @@ func (f *fakeDesktop) PickFolder(_ context.Context, title, start string) (string
 	return f.path, f.err
 }
 
+func (f *fakeDesktop) SaveFile(_ context.Context, title, name string) (string, error) {
+	f.got = title + "|" + name
+	return f.path, f.err
+}
+
 func TestDesktopFolderDialog(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -101,14 +101,19 @@ type Config struct {
 	// Frames is the live browser's latest picture; nil when there is no
 	// browser.
 	Frames Frames
-	Bus    *event.Bus
-	UI     fs.FS
-	Logf   func(format string, args ...any)
+	// Exchange exports runs and imports recordings; nil answers 501.
+	Exchange Exchange
+	Bus      *event.Bus
+	UI       fs.FS
+	Logf     func(format string, args ...any)
 }
 
 // Desktop is the desktop window's native dialogs.
 type Desktop interface {
 	PickFolder(ctx context.Context, title, start string) (string, error)
+	// SaveFile asks where to save a file, suggesting name; "" when the
+	// person cancelled.
+	SaveFile(ctx context.Context, title, name string) (string, error)
 }
 
 // Blobs returns a kept file content by its sum.

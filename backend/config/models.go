@@ -65,6 +65,19 @@ func (m *Models) SetProviders(o OpenAI, a Anthropic) {
 	m.mu.Unlock()
 }
 
+// Secrets returns the provider keys in force, for the redaction of what
+// leaves the machine (exports).
+func (m *Models) Secrets() []string {
+	o, a := m.providers()
+	var out []string
+	for _, k := range []string{o.APIKey, a.APIKey} {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Resolve picks the provider of a.
 func (m *Models) Resolve(ctx context.Context, a agent.Agent) (run.Model, error) {
 	oc, ac := m.providers()

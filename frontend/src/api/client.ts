@@ -72,6 +72,17 @@ export function artifactUrl(runId: string, name: string): string {
   return `${base}/runs/${encodeURIComponent(runId)}/artifacts/${path}`;
 }
 
+// ExportFormat is what a run can be exported as: the recording (.steward),
+// a web page that replays it offline, OpenTelemetry traces, or the browser
+// video.
+export type ExportFormat = "steward" | "html" | "otlp" | "video";
+
+// exportUrl downloads a run's export (a plain GET the session cookie
+// authorises; the answer is an attachment).
+export function exportUrl(runId: string, format: ExportFormat): string {
+  return `${base}/runs/${encodeURIComponent(runId)}/export?format=${format}`;
+}
+
 // browserFrameUrl is the latest screencast frame (a JPEG) of the run's live
 // browser; 404 while the run has no browser open or no frame yet.
 export function browserFrameUrl(runId: string): string {
@@ -122,8 +133,33 @@ export function createApi(opts: ClientOptions = {}) {
     return { image: await res.blob(), time: Number.isFinite(time) && time > 0 ? time : undefined };
   }
 
+  // importRecording sends a .steward file as the request body; the answer
+  // is the new, read-only run. A damaged file is an ApiError (invalid) that
+  // says what is wrong, and nothing was imported.
+  async function importRecording(file: Blob): Promise<Run> {
+    const doFetch = opts.fetch ?? globalThis.fetch;
+    let res: Response;
+    try {
+      res = await doFetch(base + "/recordings", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "Content-Type": "application/octet-stream" },
+        body: file,
+      });
+    } catch (err) {
+      throw new ApiError("network", `cannot reach the Steward server: ${String(err)}`, 0);
+    }
+    if (res.status === 401) opts.onUnauthorized?.();
+    if (!res.ok) throw await toError(res);
+    return (await res.json()) as Run;
+  }
+
   return {
     info: () => request<Info>("GET", "/info"),
+    importRecording,
+    // saveExport: the desktop window asks where to save, in its native dialog.
+    saveExport: (runId: string, format: ExportFormat) =>
+      request<{ path?: string; bytes?: number; cancelled?: boolean }>("POST", `/runs/${q(runId)}/export/save`, { format }),
     agents: async () => (await request<{ agents: Agent[] }>("GET", "/agents")).agents,
     runs: async (params: { status?: string; agent?: string; q?: string; limit?: number } = {}) =>
       (await request<{ runs: Run[] }>("GET", "/runs" + query(params))).runs,
@@ -179,6 +215,11 @@ export function createApi(opts: ClientOptions = {}) {
     testProvider: (name: ProviderName) => request<ProviderTest>("POST", `/settings/providers/${q(name)}/test`),
     updatePrices: (body: PricesUpdate) => request<Settings>("PUT", "/settings/prices", body),
     browserFrame,
+    // artifactUrl and browserFrameUrl are here as well as module functions
+    // so that views take them from the Services api: a recording's player
+    // answers with data held in the page instead of the server's URLs.
+    artifactUrl: (runId: string, name: string): string => artifactUrl(runId, name),
+    browserFrameUrl: (runId: string): string => browserFrameUrl(runId),
   };
 }
 

@@ -107,6 +107,9 @@ export type Run = {
   capabilities: CommandType[]; // commands legal now, e.g. ["pause", "steer", "cancel", "fork"]
   next?: Next; // set while the run is paused
   forked_from?: string; // the run this one was forked from
+  // A run imported from a recording (read-only): the id it had where it was
+  // recorded.
+  imported_from?: string;
 };
 
 export type StartRun = {

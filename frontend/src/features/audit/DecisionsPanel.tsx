@@ -1,16 +1,27 @@
 import "./audit.css";
+import { memo, useCallback } from "react";
 import { useApp } from "../../store/context";
 import type { DecisionRecord } from "../../store/reducer";
 import { clock } from "../../ui/format";
+import { VirtualList } from "../../ui/VirtualList";
 import { timedOutText } from "../inbox/Expiry";
+
+// rowHeight is a one-line row's height before it is measured (audit.css).
+const rowHeight = 27;
+const estimate = () => rowHeight;
 
 // DecisionsPanel is a run's audit: every decision on a tool call in log
 // order, automatic (the policy's effect and the rule that gave it) and
 // human (how the approval was answered, by which surface, whether it saved
-// a grant or changed the arguments), or taken by a timeout.
+// a grant or changed the arguments), or taken by a timeout. A run can hold
+// thousands: the rows are a table in ARIA terms, drawn by a virtual list
+// (only those in view are in the page), and the newest stays in view while
+// the person has not scrolled up.
 export function DecisionsPanel({ runId }: { runId: string }) {
   const decisions = useApp((s) => s.stream.runs[runId]?.decisions);
-  const rows = decisions ?? [];
+  const rows = decisions ?? noDecisions;
+  const itemKey = useCallback((i: number) => String(rows[i]!.seq), [rows]);
+  const renderItem = useCallback((i: number) => <Row runId={runId} d={rows[i]!} index={i} />, [runId, rows]);
   return (
     <section className="decisions-panel" aria-label="Decisions" data-testid="decisions-panel">
       <h2>
@@ -19,32 +30,36 @@ export function DecisionsPanel({ runId }: { runId: string }) {
       {rows.length === 0 ? (
         <p className="empty">No tool call decisions yet.</p>
       ) : (
-        <div className="decisions-scroll">
-          <table className="decisions">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Tool</th>
-                <th scope="col">By</th>
-                <th scope="col">Decision</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((d) => (
-                <Row key={d.seq} runId={runId} d={d} />
-              ))}
-            </tbody>
-          </table>
+        <div className="decisions" role="table" aria-label="Decisions on tool calls" aria-rowcount={rows.length + 1}>
+          <div role="rowgroup" className="decisions-head">
+            <div role="row" aria-rowindex={1} className="decision-cols">
+              <span role="columnheader">Time</span>
+              <span role="columnheader">Tool</span>
+              <span role="columnheader">By</span>
+              <span role="columnheader">Decision</span>
+              <span role="columnheader">Details</span>
+            </div>
+          </div>
+          <VirtualList
+            role="rowgroup"
+            className="decisions-scroll"
+            count={rows.length}
+            itemKey={itemKey}
+            renderItem={renderItem}
+            estimateSize={estimate}
+          />
         </div>
       )}
     </section>
   );
 }
 
+const noDecisions: DecisionRecord[] = [];
+
 const scopeText: Record<string, string> = { run: "always in this run", agent: "always for this agent", everywhere: "always, everywhere" };
 
-function Row({ runId, d }: { runId: string; d: DecisionRecord }) {
+// Row is one decision; memoised, as the list renders again as it scrolls.
+const Row = memo(function Row({ runId, d, index }: { runId: string; d: DecisionRecord; index: number }) {
   // A record folded before its node started has no tool name: look again.
   const tool = useApp((s) => {
     if (d.tool) return d.tool;
@@ -53,19 +68,31 @@ function Row({ runId, d }: { runId: string; d: DecisionRecord }) {
   });
   const value = d.kind === "policy" ? d.effect : d.decision;
   return (
-    <tr data-testid="decision-row" data-kind={d.kind} data-decision={value} data-node-id={d.nodeId}>
-      <td className="decision-time">{clock(d.ts)}</td>
-      <td>
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      className="decision-cols decision-row"
+      data-testid="decision-row"
+      data-kind={d.kind}
+      data-decision={value}
+      data-node-id={d.nodeId}
+    >
+      <span role="cell" className="decision-time">
+        {clock(d.ts)}
+      </span>
+      <span role="cell" className="decision-tool">
         <code>{tool}</code>
-      </td>
-      <td>{d.kind === "policy" ? "policy" : by(d.source)}</td>
-      <td>
+      </span>
+      <span role="cell">{d.kind === "policy" ? "policy" : by(d.source)}</span>
+      <span role="cell">
         <span className={`verdict verdict-${value}`}>{value}</span>
-      </td>
-      <td className="decision-details">{d.kind === "policy" ? d.reason : <AnswerDetails d={d} />}</td>
-    </tr>
+      </span>
+      <span role="cell" className="decision-details">
+        {d.kind === "policy" ? d.reason : <AnswerDetails d={d} />}
+      </span>
+    </div>
   );
-}
+});
 
 function by(source: string): string {
   if (source === "timeout") return "timeout";

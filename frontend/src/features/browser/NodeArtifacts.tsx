@@ -1,6 +1,5 @@
 import "./browser.css";
-import { artifactUrl } from "../../api/client";
-import { useApp } from "../../store/context";
+import { useApp, useServices } from "../../store/context";
 import type { ArtifactRecord, TranscriptNode } from "../../store/reducer";
 import { bytes, isBrowserNode, pageInfo } from "./browser";
 import { Shot } from "./Shot";
@@ -66,13 +65,14 @@ export function PageLine({ url, title }: { url?: string; title?: string }) {
 // ArtifactLine is one file; a recording's unencoded frames are a folder,
 // not a file to open, and their description says what to install.
 function ArtifactLine({ runId, a }: { runId: string; a: ArtifactRecord }) {
+  const { api } = useServices();
   return (
     <li>
       <span className="artifact-kind">{a.kind}</span>{" "}
       {a.kind === "frames" ? (
         <code>{a.name}</code>
       ) : (
-        <a href={artifactUrl(runId, a.name)} target="_blank" rel="noopener noreferrer" aria-label={`Open ${a.name} in a new tab`}>
+        <a href={api.artifactUrl(runId, a.name)} target="_blank" rel="noopener noreferrer" aria-label={`Open ${a.name} in a new tab`}>
           {a.name}
         </a>
       )}{" "}

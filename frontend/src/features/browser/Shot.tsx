@@ -1,6 +1,6 @@
 import "./browser.css";
 import { useState, type ReactNode } from "react";
-import { artifactUrl } from "../../api/client";
+import { useServices } from "../../store/context";
 import type { ArtifactRecord, TranscriptNode } from "../../store/reducer";
 import { latestArtifact } from "./browser";
 
@@ -19,7 +19,7 @@ export function Shot({
   size: "thumb" | "medium";
   caption?: ReactNode;
 }) {
-  const url = artifactUrl(runId, shot.name);
+  const url = useServices().api.artifactUrl(runId, shot.name);
   const [failed, setFailed] = useState(false);
   return (
     <figure className={`shot shot-${size}`} data-testid="screenshot" data-name={shot.name}>

@@ -5,6 +5,7 @@ import { useApp } from "../../store/context";
 import { age } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { useNow } from "../../ui/useNow";
+import { ImportRecording } from "../exchange/ImportRecording";
 
 // StatusFilter is the run list's status choice.
 export type StatusFilter = "all" | "active" | "attention" | "completed" | "failed";
@@ -65,6 +66,7 @@ export function RunList() {
   return (
     <nav aria-label="Runs" className="run-list">
       <h2>Runs</h2>
+      <ImportRecording />
       {runs.length > 0 && (
         <div className="run-filters">
           <input
@@ -133,7 +135,8 @@ function RunItem({ run, selected, now, onSelect }: ItemProps) {
         </span>
       </span>
       <span className="run-instructions">{run.instructions}</span>
-      {paused && <span className="run-paused-reason">Paused: {run.reason || "waiting to continue"}</span>}
+      {paused && !run.imported_from && <span className="run-paused-reason">Paused: {run.reason || "waiting to continue"}</span>}
+      {run.imported_from && <span className="run-fork-of">imported recording of {run.imported_from}</span>}
       {run.forked_from && <span className="run-fork-of">fork of {run.forked_from}</span>}
     </button>
   );

@@ -13,6 +13,7 @@ import { SteerBox } from "../controls/SteerBox";
 import { useCommand } from "../controls/useCommand";
 import { DecisionsPanel } from "../audit/DecisionsPanel";
 import { BrowserPanel } from "../browser/BrowserPanel";
+import { ExportMenu } from "../exchange/ExportMenu";
 import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
@@ -99,6 +100,8 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
 
   const live = liveRun(run, t);
   const demo = run?.demo ?? t?.demo ?? false;
+  // A recording imported here is history: no controls but fork and export.
+  const imported = run?.imported_from;
 
   return (
     <header className={`run-header run-header-${live.status}`}>
@@ -108,8 +111,14 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
         {demo && <DemoLabel />}
         <ModeBadge mode={run?.mode || t?.mode} unattended={run?.unattended ?? t?.unattended} />
         <code className="run-id">{runId}</code>
+        {imported && (
+          <span className="imported-badge" data-testid="imported-badge" title={`Imported from a recording of run ${imported}: read-only (fork it from a node to go on)`}>
+            imported
+          </span>
+        )}
         <span className="spacer" />
-        <RunControls runId={runId} live={live} send={send} busy={busy} />
+        <ExportMenu runId={runId} />
+        {!imported && <RunControls runId={runId} live={live} send={send} busy={busy} />}
       </div>
       {!compact && <Lineage runId={runId} />}
       {!compact && (
@@ -133,8 +142,8 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
         )}
       </dl>
       )}
-      <PausedBanner live={live} send={send} busy={busy} />
-      {!terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
+      {!imported && <PausedBanner live={live} send={send} busy={busy} />}
+      {!imported && !terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
       {error && (
         <p className="form-error" role="alert">
           {error}

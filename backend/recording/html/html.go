@@ -1,0 +1,209 @@
+// Package html writes a run's recording as one self-contained web page: the
+// recording player (the app's own reducer and views, built into
+// frontend/dist-player) with the run's events, the file contents its diffs
+// need and its artifacts embedded as JSON, behind a Content Security Policy
+// that lets the page make no request at all. The page opens offline, from a
+// file, in any browser, and replays the run event by event.
+package html
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"steward/backend/event"
+)
+
+// DefaultMaxVideoBytes is the largest video embedded when Options says
+// none: base64 makes it a third larger in the page, and a browser holds
+// the whole page in memory.
+const DefaultMaxVideoBytes = 25 << 20
+
+// Format and Version name the JSON the player reads
+// (frontend/src/player/recording.ts).
+const (
+	Format  = "steward-recording-html"
+	Version = 1
+)
+
+// DataElementID is the id of the <script type="application/json"> element
+// that holds the recording.
+const DataElementID = "steward-recording"
+
+// CSP is the page's Content Security Policy: its own inline script and
+// styles, pictures and videos from data: and blob: URLs (the player makes
+// those from the embedded artifacts), and nothing else: no fetch, no
+// font, no frame, no form, no <base>.
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; media-src data: blob:; base-uri 'none'; form-action 'none'"
+
+// Data is what the player shows: the run's events and what they reference.
+type Data struct {
+	Manifest  any                 // the bundle manifest (recording.Manifest), shown as facts
+	Events    []event.Event       // the whole log, in seq order
+	Blobs     map[string][]byte   // file contents by sha256 (for diffs)
+	Artifacts map[string]Artifact // by name
+}
+
+// Artifact is a file the run produced: a screenshot, the browser's video.
+type Artifact struct {
+	Mime string
+	Data []byte
+}
+
+// Options tune Write; the zero value means the defaults.
+type Options struct {
+	// MaxVideoBytes is the largest video (an artifact whose MIME type is
+	// video/*) put in the page; a bigger one is left out with a note saying
+	// how to get it. 0 means DefaultMaxVideoBytes.
+	MaxVideoBytes int64
+}
+
+// ErrPlayer is returned when the player page given to Write is not one it
+// can fill (not the built player, or damaged).
+var ErrPlayer = errors.New("not a recording player page")
+
+// wire is the JSON the player reads.
+type wire struct {
+	Format    string                  `json:"format"`
+	Version   int                     `json:"version"`
+	Manifest  any                     `json:"manifest"`
+	Events    []event.Event           `json:"events"`
+	Blobs     map[string][]byte       `json:"blobs"`
+	Artifacts map[string]wireArtifact `json:"artifacts"`
+	Omitted   []omitted               `json:"omitted"`
+}
+
+type wireArtifact struct {
+	Mime string `json:"mime"`
+	Data []byte `json:"data"`
+}
+
+// omitted is an artifact left out of the page, with what to do instead.
+type omitted struct {
+	Name string `json:"name"`
+	Mime string `json:"mime"`
+	Size int64  `json:"size"`
+	Note string `json:"note"`
+}
+
+// Write writes player (frontend.Player()) with d embedded in it to w. The
+// data goes in a <script type="application/json" id="steward-recording">
+// before </body>, and the CSP meta tag first in <head>, so it rules every
+// element after it. It fails with ErrPlayer when player has no <head> or
+// </body> to put them in, and when d has no events.
+func Write(w io.Writer, player []byte, d Data, o Options) error {
+	if len(d.Events) == 0 {
+		return errors.New("write html recording: the run has no events")
+	}
+	head, body, err := split(player)
+	if err != nil {
+		return err
+	}
+	limit := o.MaxVideoBytes
+	if limit <= 0 {
+		limit = DefaultMaxVideoBytes
+	}
+	doc := wire{Format: Format, Version: Version, Manifest: d.Manifest, Events: d.Events,
+		Blobs: d.Blobs, Artifacts: map[string]wireArtifact{}, Omitted: []omitted{}}
+	if doc.Blobs == nil {
+		doc.Blobs = map[string][]byte{}
+	}
+	runID := d.Events[0].RunID
+	// In name order: the same run gives the same page.
+	for _, name := range slices.Sorted(maps.Keys(d.Artifacts)) {
+		a := d.Artifacts[name]
+		if strings.HasPrefix(a.Mime, "video/") && int64(len(a.Data)) > limit {
+			doc.Omitted = append(doc.Omitted, omitted{Name: name, Mime: a.Mime, Size: int64(len(a.Data)), Note: fmt.Sprintf(
+				"It is %s, more than the %s a page holds: get it with `steward export %s --format video`.",
+				size(int64(len(a.Data))), size(limit), runID)})
+			continue
+		}
+		doc.Artifacts[name] = wireArtifact(a)
+	}
+
+	js, err := marshal(doc)
+	if err != nil {
+		return fmt.Errorf("write html recording: %w", err)
+	}
+	parts := [][]byte{
+		player[:head],
+		[]byte("\n    <meta http-equiv=\"Content-Security-Policy\" content=\"" + CSP + "\" />"),
+		player[head:body],
+		[]byte(`<script type="application/json" id="` + DataElementID + `">`),
+		js,
+		[]byte("</script>\n  "),
+		player[body:],
+	}
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return fmt.Errorf("write html recording: %w", err)
+		}
+	}
+	return nil
+}
+
+// split finds where the CSP goes (after <meta charset>, which must stay in
+// the first 1024 bytes, or right after <head>) and where the data goes
+// (before the last </body>: the player's own code, inlined in the head,
+// may spell "</body>" in a string).
+func split(player []byte) (head, body int, err error) {
+	lower := bytes.ToLower(player)
+	h := bytes.Index(lower, []byte("<head"))
+	if h < 0 {
+		return 0, 0, fmt.Errorf("%w: it has no <head>", ErrPlayer)
+	}
+	end := bytes.IndexByte(lower[h:], '>')
+	if end < 0 {
+		return 0, 0, fmt.Errorf("%w: its <head> is not closed", ErrPlayer)
+	}
+	head = h + end + 1
+	if c := bytes.Index(lower[head:], []byte("<meta charset")); c >= 0 && head+c < 1024 {
+		if e := bytes.IndexByte(lower[head+c:], '>'); e >= 0 {
+			head += c + e + 1
+		}
+	}
+	body = bytes.LastIndex(lower, []byte("</body>"))
+	if body < head {
+		return 0, 0, fmt.Errorf("%w: it has no </body>", ErrPlayer)
+	}
+	return head, body, nil
+}
+
+// marshal is the JSON of doc made safe inside a <script> element: every
+// "<" is written \u003c, so no "</script>" can end the element and no
+// "<!--" can open the tokenizer's escaped state (in which a later
+// "<script" would keep the real end tag from ending it); U+2028 and U+2029
+// are escaped too (encoding/json leaves them raw in a json.RawMessage, such
+// as an event's data, when HTML escaping is off). HTML escaping of > and &
+// is off: inside a script element they mean nothing, and code and pages in
+// tool outputs are full of them.
+func marshal(doc wire) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	js := bytes.TrimRight(buf.Bytes(), "\n")
+	// These appear only inside JSON strings, where the escapes mean the same.
+	return []byte(scriptSafe.Replace(string(js))), nil
+}
+
+// scriptSafe makes JSON text safe inside a <script> element (see marshal).
+var scriptSafe = strings.NewReplacer("<", `\u003c`, "\u2028", `\u2028`, "\u2029", `\u2029`)
+
+// size is a byte count for a person: 40.2 MiB.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
