@@ -234,7 +234,7 @@ func TestE2EDemoRunApproveWrite(t *testing.T) {
 	// The inbox and the run list follow the live stream too.
 	if err := chromedp.Do(ctx,
 		pollTrue(`document.querySelector('section[aria-label="Inbox"]')?.innerText.includes("write_file")`),
-		pollTrue(`document.querySelector('nav[aria-label="Runs"] button')?.innerText.includes("waiting")`),
+		pollTrue(`document.querySelector('nav[aria-label="Runs"] button.run-item')?.innerText.includes("waiting")`),
 	); err != nil {
 		screenshot(t, ctx, "e2e-inbox-failed")
 		t.Fatalf("inbox or run list did not show the waiting approval: %v", err)
@@ -246,7 +246,7 @@ func TestE2EDemoRunApproveWrite(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`article[data-tool="write_file"][data-status="succeeded"]`)),
 	)
 	if err == nil {
-		err = chromedp.Do(ctx, pollTrue(`document.querySelector('nav[aria-label="Runs"] button')?.innerText.includes("completed")`))
+		err = chromedp.Do(ctx, pollTrue(`document.querySelector('nav[aria-label="Runs"] button.run-item')?.innerText.includes("completed")`))
 	}
 	screenshot(t, ctx, "e2e-completed")
 	if err != nil {

@@ -115,8 +115,9 @@ func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	if r.Question != nil {
 		d.Kind = event.InteractionQuestion
 	}
+	now := in.now()
 	if r.Timeout > 0 {
-		d.ExpiresAt = in.now().Add(r.Timeout).UnixMilli()
+		d.ExpiresAt = now.Add(r.Timeout).UnixMilli()
 		d.DefaultDecision = r.DefaultDecision
 		if d.DefaultDecision == "" {
 			d.DefaultDecision = event.DecisionDeny
@@ -127,7 +128,12 @@ func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	in.mu.Lock()
 	in.waiters[id] = make(chan Decision, 1)
 	in.mu.Unlock()
-	_, err := in.store.Append(ctx, event.New(r.RunID, event.ApprovalRequested, r.NodeID, d))
+	ev := event.New(r.RunID, event.ApprovalRequested, r.NodeID, d)
+	// Opened at the time its expiry counts from: the timeout the person
+	// reads ("nobody answered within 5m") is the one configured, not a
+	// millisecond less.
+	ev.TS = now.UnixMilli()
+	_, err := in.store.Append(ctx, ev)
 	if err != nil {
 		in.forget(id)
 		return "", fmt.Errorf("open approval: %w", err)
