@@ -25,6 +25,9 @@ type RunCreatedData struct {
 	// continues.
 	ForkedFrom *NodeRef  `json:"forked_from,omitempty"`
 	History    []Message `json:"history,omitempty"`
+	// ReplayOf is the id of the recorded run this run replays (steward
+	// replay): a new run linked to its source.
+	ReplayOf string `json:"replay_of,omitempty"`
 }
 
 // Rule is a permission rule as recorded (policy.Rule on the wire).

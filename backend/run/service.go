@@ -188,6 +188,8 @@ type StartParams struct {
 	Mode string
 	// Rules add to the agent's permission rules for this run.
 	Rules []policy.Rule
+	// ReplayOf is the recorded run this run replays, if any.
+	ReplayOf string
 }
 
 // effective returns the agent as the run uses it: the run's mode when it
@@ -295,6 +297,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		Spec:         spec,
 		BreakBefore:  union(p.Agent.BreakBefore, p.BreakBefore),
 		Limits:       &limits,
+		ReplayOf:     p.ReplayOf,
 	}
 	a, err := s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", created)

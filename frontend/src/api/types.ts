@@ -316,6 +316,7 @@ export type RunCreatedData = {
   // that node, which its first model call continues.
   forked_from?: NodeRef;
   history?: Message[];
+  replay_of?: string; // the recorded run this one replays (steward replay)
 };
 
 export type RunStatusData = { status: RunStatus; reason?: string; error?: string; next?: Next };

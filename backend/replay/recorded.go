@@ -1,0 +1,325 @@
+// Package replay re-executes a recorded run (a .steward recording read by
+// package recording) as a new run of the engine, deterministically.
+//
+// The model side comes from the recording: Provider answers the i-th model
+// call of the replay with the i-th recorded model response, and compares
+// each request with the one the recorded run sent at that step; the first
+// difference is kept as a Divergence, which is reported, never fatal. From
+// a chosen step on (LiveFrom) a live provider takes over. The tool side
+// either runs for real in a fresh workspace (PrepareWorkspace puts back
+// every file the run changed as it was before the run's first change) or
+// is also taken from the recording (Tools). Approvals and questions are
+// answered as they were recorded (Approver), so a replay needs nobody.
+//
+// What the engine sent is not in the log as such: the recorded request of
+// a step is folded from the events the way the engine folds its
+// conversation (package run, state.go): user messages queue until the next
+// model call, each successful model call adds an assistant message, each
+// tool call's node.finished its result, and the transcript is repaired so
+// that every call is followed by its result. The fold here must follow
+// that one; the replay test (a scripted run recorded, then replayed with
+// no divergence) is what keeps the two in step.
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"steward/backend/agent"
+	"steward/backend/event"
+	"steward/backend/llm"
+	"steward/backend/recording"
+	"steward/backend/run"
+)
+
+// ErrUnsupported is wrapped by Load for a recording that cannot be
+// replayed (no agent definition, a fork).
+var ErrUnsupported = errors.New("cannot be replayed")
+
+// Recorded is what a replay needs of a recording, folded once from its
+// events. It is not changed after Load and is safe for concurrent use.
+type Recorded struct {
+	// RunID is the id of the recorded run.
+	RunID   string
+	Created event.RunCreatedData
+	// Agent is the agent definition the run was started with (its spec),
+	// with its breakpoints removed: nobody continues a replay.
+	Agent agent.Agent
+	// Status is the recorded run's last status.
+	Status string
+	// Limits are the run's budgets as they last were (a continue may have
+	// raised them), so the replay is not paused where the run was not.
+	Limits event.Limits
+
+	steps     []step
+	calls     map[string]toolCall // by tool call id
+	order     []string            // ids of the calls that ran, in the order they ended
+	approvals []approval          // in the order they were opened
+	firsts    []event.FileChangedData
+	blobs     map[string][]byte
+}
+
+// step is one successful model call: what was sent and what came back.
+type step struct {
+	node     string
+	request  llm.Request // Messages and System only
+	response llm.Response
+	deltas   []string // the streamed text, as recorded in llm.delta events
+}
+
+// toolCall is a tool call's recorded outcome.
+type toolCall struct {
+	node    string
+	tool    string
+	args    json.RawMessage // as the model asked
+	ran     json.RawMessage // as a person edited them before approving, if so
+	ranAt   bool            // tool.executing was recorded: the tool was called
+	status  string
+	output  string
+	isError bool
+	code    string
+	changes []event.FileChangedData // the journal's changes made by the call
+}
+
+// approval is an approval or a question and its recorded answer.
+type approval struct {
+	tool      string
+	arguments json.RawMessage
+	decided   *event.ApprovalDecidedData
+}
+
+// Steps is the number of recorded model calls.
+func (r *Recorded) Steps() int { return len(r.steps) }
+
+// Load folds b's events into what a replay needs. It refuses, with an
+// error wrapping ErrUnsupported, a recording without the agent's definition
+// or of a forked run (its first model call continues a conversation that a
+// new run cannot be started with).
+func Load(b *recording.Bundle) (*Recorded, error) {
+	if len(b.Events) == 0 || b.Events[0].Type != event.RunCreated {
+		return nil, fmt.Errorf("recording: %w: it does not start with run.created", ErrUnsupported)
+	}
+	r := &Recorded{RunID: b.Events[0].RunID, calls: map[string]toolCall{}, blobs: b.Blobs}
+	if err := b.Events[0].Decode(&r.Created); err != nil {
+		return nil, fmt.Errorf("recording: run.created: %w", err)
+	}
+	if len(r.Created.Spec) == 0 {
+		return nil, fmt.Errorf("recording of run %s: %w: it holds no agent definition", r.RunID, ErrUnsupported)
+	}
+	if err := json.Unmarshal(r.Created.Spec, &r.Agent); err != nil {
+		return nil, fmt.Errorf("recording of run %s: agent definition: %w", r.RunID, err)
+	}
+	if r.Created.ForkedFrom != nil || len(r.Created.History) > 0 {
+		return nil, fmt.Errorf("recording of run %s: %w: it is a fork of run %s; replay that run instead", r.RunID, ErrUnsupported, forkSource(r.Created))
+	}
+	r.Agent.BreakBefore = nil
+	if r.Created.Limits != nil {
+		r.Limits = *r.Created.Limits
+	}
+	r.fold(b.Events)
+	return r, nil
+}
+
+func forkSource(c event.RunCreatedData) string {
+	if c.ForkedFrom == nil {
+		return "(unknown)"
+	}
+	return c.ForkedFrom.RunID
+}
+
+// fold walks the log once, as the engine's fold does (see the package
+// comment), keeping each successful model call with the request it was
+// sent, each tool call's result, the approvals and the files' first changes.
+func (r *Recorded) fold(evs []event.Event) {
+	var (
+		msgs    []llm.Message // user and assistant messages, in order
+		queued  []llm.Message
+		results = map[string]llm.Message{} // tool results by call id
+		open    = map[string]*step{}       // model calls started, by node
+		tools   = map[string]string{}      // call id by tool node
+		byID    = map[string]int{}         // approvals by interaction id
+		seen    = map[string]bool{}        // paths with a change already
+		model   = map[string]string{}      // model asked for, by llm node
+	)
+	for _, ev := range evs {
+		switch ev.Type {
+		case event.RunStatus:
+			var d event.RunStatusData
+			_ = ev.Decode(&d) // recording.Read checked every payload decodes
+			r.Status = d.Status
+		case event.RunLimits:
+			var d event.RunLimitsData
+			_ = ev.Decode(&d)
+			r.Limits = raise(r.Limits, d.Limits)
+		case event.NodeStarted:
+			var d event.NodeStartedData
+			_ = ev.Decode(&d)
+			switch d.Kind {
+			case event.KindUser:
+				if d.AnswerTo == "" { // an answer is read as its call's result
+					queued = append(queued, llm.Message{Role: llm.RoleUser, Text: d.Text})
+				}
+			case event.KindLLM:
+				msgs = append(msgs, queued...)
+				queued = nil
+				open[ev.NodeID] = &step{node: ev.NodeID, request: llm.Request{System: r.Agent.SystemPrompt, Messages: repair(msgs, results)}}
+				model[ev.NodeID] = d.Model
+			case event.KindTool:
+				tools[ev.NodeID] = d.CallID
+				c := r.calls[d.CallID]
+				c.tool, c.args = d.Tool, d.Arguments
+				r.calls[d.CallID] = c
+			}
+		case event.LLMDelta:
+			if s := open[ev.NodeID]; s != nil {
+				var d event.LLMDeltaData
+				_ = ev.Decode(&d)
+				s.deltas = append(s.deltas, d.Text)
+			}
+		case event.ToolExecuting:
+			if id, ok := tools[ev.NodeID]; ok {
+				c := r.calls[id]
+				c.ranAt = true
+				r.calls[id] = c
+			}
+		case event.LLMAttempt:
+			if s := open[ev.NodeID]; s != nil {
+				s.deltas = nil // the text of a failed attempt is void
+			}
+		case event.ApprovalRequested:
+			var d event.ApprovalRequestedData
+			_ = ev.Decode(&d)
+			byID[d.InteractionID] = len(r.approvals)
+			r.approvals = append(r.approvals, approval{tool: d.Tool, arguments: d.Arguments})
+		case event.ApprovalDecided:
+			var d event.ApprovalDecidedData
+			_ = ev.Decode(&d)
+			if i, ok := byID[d.InteractionID]; ok {
+				r.approvals[i].decided = &d
+			}
+			if id, ok := tools[ev.NodeID]; ok && len(d.Arguments) > 0 {
+				c := r.calls[id]
+				c.ran = d.Arguments
+				r.calls[id] = c
+			}
+		case event.FileChanged:
+			var d event.FileChangedData
+			_ = ev.Decode(&d)
+			if !seen[d.Path] {
+				seen[d.Path] = true
+				r.firsts = append(r.firsts, d)
+			}
+			if id, ok := tools[ev.NodeID]; ok && ev.NodeID != "" {
+				c := r.calls[id]
+				c.changes = append(c.changes, d)
+				r.calls[id] = c
+			}
+		case event.NodeFinished:
+			var d event.NodeFinishedData
+			_ = ev.Decode(&d)
+			if s := open[ev.NodeID]; s != nil {
+				delete(open, ev.NodeID)
+				if d.Status != event.NodeSucceeded {
+					continue // a failed call ends the run; an interrupted one is made again
+				}
+				calls := make([]llm.ToolCall, len(d.ToolCalls))
+				for i, c := range d.ToolCalls {
+					calls[i] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+				}
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Text: d.Text, ToolCalls: calls})
+				s.response = llm.Response{Text: d.Text, ToolCalls: calls, StopReason: d.StopReason, Model: model[ev.NodeID]}
+				if u := d.Usage; u != nil {
+					s.response.Usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens}
+				}
+				r.steps = append(r.steps, *s)
+				continue
+			}
+			id, ok := tools[ev.NodeID]
+			if !ok || d.Status == event.NodeInterrupted {
+				continue // an interrupted call has no result: it is retried or skipped
+			}
+			results[id] = llm.Message{Role: llm.RoleTool, ToolCallID: id, Text: modelText(d.Output, d.IsError, d.Code), IsError: d.IsError}
+			c := r.calls[id]
+			if c.node == "" && c.ranAt {
+				// Only calls that reached the tool are answered by Tools:
+				// the engine itself ends denied, invalid and unknown ones.
+				r.order = append(r.order, id)
+			}
+			c.node, c.status, c.output, c.isError, c.code = ev.NodeID, d.Status, d.Output, d.IsError, d.Code
+			r.calls[id] = c
+		}
+	}
+	for id, c := range r.calls {
+		if c.node == "" {
+			delete(r.calls, id) // changes of a call that never finished
+		}
+	}
+}
+
+// repair returns the conversation as the engine sends it: each assistant
+// message followed by the results of its calls, in call order, a
+// synthesized "interrupted" one where none was recorded (run.repair).
+func repair(msgs []llm.Message, results map[string]llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, m)
+		for _, c := range m.ToolCalls {
+			res, ok := results[c.ID]
+			if !ok {
+				res = llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, IsError: true,
+					Text: "error interrupted: no result was recorded for this call; its outcome is unknown"}
+			}
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// modelText is what the model reads of a tool result (run.modelText).
+func modelText(output string, isError bool, code string) string {
+	if isError && code != "" {
+		return "error " + code + ": " + output
+	}
+	return output
+}
+
+// raise applies a run.limits change: the fields it sets replace the old.
+func raise(l, by event.Limits) event.Limits {
+	if by.MaxSteps != 0 {
+		l.MaxSteps = by.MaxSteps
+	}
+	if by.MaxTokens != 0 {
+		l.MaxTokens = by.MaxTokens
+	}
+	if by.MaxCostUSD != 0 {
+		l.MaxCostUSD = by.MaxCostUSD
+	}
+	if by.MaxWallTimeMS != 0 {
+		l.MaxWallTimeMS = by.MaxWallTimeMS
+	}
+	return l
+}
+
+// Models resolves every agent to p, named as the recorded run's model was,
+// so the replayed run says the same provider and model as its source.
+func Models(r *Recorded, p llm.Provider) run.Models {
+	a := r.Created.Agent
+	return models{run.Model{Provider: p, Name: a.Provider, Model: a.Model, Demo: a.Demo}}
+}
+
+type models struct{ m run.Model }
+
+func (m models) Resolve(context.Context, agent.Agent) (run.Model, error) {
+	return m.m, nil
+}
+
+// StartParams are the inputs of the replayed run: the recorded agent,
+// instructions, attendance and budgets, in workspace, linked to the
+// recorded run.
+func (r *Recorded) StartParams(workspace string) run.StartParams {
+	limits := r.Limits
+	return run.StartParams{Agent: r.Agent, Instructions: r.Created.Instructions, Workspace: workspace,
+		Unattended: r.Created.Unattended, Limits: &limits, ReplayOf: r.RunID}
+}
