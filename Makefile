@@ -98,6 +98,9 @@ bench: deps build
 	# Recordings: export and read back a run of 10,000 events with 100 file
 	# changes, and the bundle's size against the events' gzip plus the blobs.
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Export10k|Read10k' -benchtime 10x -count 5 ./backend/recording | tee -a bin/bench.txt
+	# ... and the whole path from and into a real store: export, then import
+	# (checked, blobs kept, 10,000 events appended in one transaction).
+	go test -tags '$(TAGS)' -run '^$$' -bench 'ExportImport10k' -benchtime 5x -count 5 ./backend/exchange | tee -a bin/bench.txt
 	# The UI in headless Chromium against the binary: first render of a
 	# 10,000-event run, frame rate while streaming (figures in bench form).
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
