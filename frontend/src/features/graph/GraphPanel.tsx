@@ -6,8 +6,6 @@ import {
   Panel,
   ReactFlow,
   ReactFlowProvider,
-  useNodesInitialized,
-  useReactFlow,
   type Edge,
   type NodeChange,
   Position,
@@ -15,7 +13,7 @@ import {
   type NodeMouseHandler,
   type NodeTypes,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { useApp } from "../../store/context";
 import { PaneHeader } from "../../ui/PaneHeader";
 import { statusColour } from "../../ui/status";
@@ -27,15 +25,19 @@ import {
   layoutGraph,
   nodeHeight,
   nodeWidth,
+  originOf,
   structureKey,
+  type OriginNode as OriginNodeType,
   type StepData,
   type StepNode as StepNodeType,
 } from "./layout";
 import { NodeDetailPanel } from "./NodeDetail";
+import { OpenRun, OriginNode } from "./ForkLinks";
 import { FoldToggle, StepNode } from "./StepNode";
+import { maxZoom, minZoom, useGraphView } from "./useGraphView";
 
 // At module scope: a new object each render would remount every node.
-const nodeTypes: NodeTypes = { step: StepNode };
+const nodeTypes: NodeTypes = { step: StepNode, origin: OriginNode };
 
 // Every node's two handles, where StepNode draws them: edges in at the top
 // centre, out at the bottom centre.
@@ -45,19 +47,16 @@ const handles: NodeHandle[] = [
   { type: "source", position: Position.Bottom, x: nodeWidth / 2 - handleSize / 2, y: nodeHeight - handleSize / 2, width: handleSize, height: handleSize },
 ];
 
-const fitViewOptions = { padding: 0.12, maxZoom: 1 };
-// A graph larger than this is not fitted whole when it opens (every node
-// would be a speck): the view shows its last nodes, where the run is.
-const fitWholeUpTo = 40;
-const fitLast = 5;
 // Up to this many nodes all are rendered; past it only those in view (a
 // small graph pans more smoothly with its nodes in place).
 const renderAllUpTo = 200;
 
 const minimapSize = { width: 150, height: 100 };
 
-// The minimap paints each node in its status colour, as the badges are.
-const minimapColour = (n: { data: unknown }) => statusColour((n.data as StepNodeType["data"]).status);
+// The minimap paints each node in its status colour, as the badges are; a
+// fork's origin in the fork's violet.
+const minimapColour = (n: { type?: string; data: unknown }) =>
+  n.type === "origin" ? "var(--violet)" : statusColour((n.data as StepNodeType["data"]).status);
 
 // GraphPanel is the live execution graph of a run, built from the same
 // reducer state as the transcript, and the details of the node selected in
@@ -92,15 +91,6 @@ export function GraphPanel({ runId }: { runId: string }) {
   );
 }
 
-// inView says whether a node at pos is wholly inside the canvas.
-function inView(flow: ReturnType<typeof useReactFlow>, wrapper: RefObject<HTMLDivElement | null>, pos: { x: number; y: number }): boolean {
-  if (!wrapper.current) return true;
-  const { x, y, zoom } = flow.getViewport();
-  const left = pos.x * zoom + x;
-  const top = pos.y * zoom + y;
-  return left >= 0 && top >= 0 && left + nodeWidth * zoom <= wrapper.current.clientWidth && top + nodeHeight * zoom <= wrapper.current.clientHeight;
-}
-
 type CanvasProps = {
   runId: string;
   selected?: string;
@@ -122,15 +112,35 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved }: Can
     return { ...f, nodes: keepSame(stable.current, f.nodes) };
   }, [graph, choices, selected]);
 
+  // A fork's origin: the run and node it came from, with that node's label
+  // when the source run is in the store.
+  const from = t?.forkedFrom;
+  const sourceLabel = useApp((s) => (from ? s.stream.runs[from.run_id]?.nodes[from.node_id]?.label : undefined));
+  const firstNode = t?.nodeOrder[0];
+  const origin = useMemo(() => originOf(t, sourceLabel), [from, firstNode, sourceLabel]);
+
   // Lay out again only when nodes or edges were added (or folded), not on each streamed token.
-  const key = structureKey(folded.nodes, folded.edges);
+  const key = structureKey(folded.nodes, folded.edges, origin);
   // Keyed on the structure: the steps inside may be newer, positions are not.
-  const laid = useMemo(() => layoutGraph(folded.nodes, folded.edges), [key]);
+  const laid = useMemo(() => layoutGraph(folded.nodes, folded.edges, origin), [key]);
   const position = useMemo(() => new Map(laid.nodes.map((n) => [n.id, n.position])), [laid]);
+  // The origin's position is the layout's; its label may be newer.
+  const originNode = useMemo<OriginNodeType | undefined>(
+    () =>
+      laid.origin &&
+      origin && {
+        ...laid.origin,
+        data: origin,
+        measured: { width: nodeWidth, height: nodeHeight },
+        handles: [handles[1]!],
+        focusable: false,
+      },
+    [laid, origin],
+  );
 
   // Flow nodes keep their objects while their step and selection stay.
   const flowNodes = useRef(new Map<string, StepNodeType>());
-  const nodes = useMemo(() => {
+  const nodes = useMemo<(StepNodeType | OriginNodeType)[]>(() => {
     const prev = flowNodes.current;
     const next = new Map<string, StepNodeType>();
     const list: StepNodeType[] = [];
@@ -162,8 +172,8 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved }: Can
       list.push(node);
     }
     flowNodes.current = next;
-    return list;
-  }, [laid, position, folded, selected]);
+    return originNode ? [originNode, ...list] : list;
+  }, [laid, position, folded, selected, originNode]);
 
   // An after edge into a running node is animated.
   const flowEdges = useRef(new Map<string, Edge>());
@@ -182,108 +192,87 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved }: Can
     return list;
   }, [laid, folded]);
 
-  const flow = useReactFlow();
-  const initialized = useNodesInitialized();
   const wrapper = useRef<HTMLDivElement>(null);
-  const fitted = useRef(false);
-
-  // fit shows the whole graph when it is small, else its last nodes.
-  const latestNodes = useRef(nodes);
-  latestNodes.current = nodes;
-  const moved = useRef(userMoved);
-  moved.current = userMoved;
-  const fit = useCallback(() => {
-    const ns = latestNodes.current;
-    if (ns.length === 0) return;
-    fitted.current = true;
-    const whole = ns.length <= fitWholeUpTo;
-    void flow.fitView(whole ? fitViewOptions : { ...fitViewOptions, nodes: ns.slice(-fitLast).map((n) => ({ id: n.id })) });
-  }, [flow]);
-
-  // The first view; and while the graph is small, the whole of it as it
-  // grows. Not once the person moved the view.
-  useEffect(() => {
-    if (!initialized || nodes.length === 0 || userMoved) return;
-    if (fitted.current && nodes.length > fitWholeUpTo) return;
-    // After the frame that gave the flow its nodes, or it fits an empty graph.
-    const raf = requestAnimationFrame(fit);
-    return () => cancelAnimationFrame(raf);
-  }, [initialized, nodes.length, userMoved, fit]);
-
-  // A canvas resized (the splitter, a maximised pane) is fitted again.
-  useEffect(() => {
-    const el = wrapper.current;
-    if (!el) return;
-    let size = `${el.clientWidth}x${el.clientHeight}`;
-    const ro = new ResizeObserver(() => {
-      const now = `${el.clientWidth}x${el.clientHeight}`;
-      if (now === size) return;
-      size = now;
-      if (fitted.current && !moved.current) fit();
-    });
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [fit]);
-
+  const corners = useMemo(() => nodes.map((n) => n.position), [nodes]);
   // Keep the running (or waiting) node in view, else the last one (a run
   // that ended, or is read from its history): a folded call is followed on
   // its model node.
   const activeRaw = activeNode(graph.nodes);
   const active = activeRaw === undefined ? folded.nodes.at(-1)?.id : (folded.hidden.get(activeRaw) ?? activeRaw);
-  const activePos = active === undefined ? undefined : position.get(active);
-  useEffect(() => {
-    if (!activePos || userMoved || !fitted.current || inView(flow, wrapper, activePos)) return;
-    void flow.setCenter(activePos.x + nodeWidth / 2, activePos.y + nodeHeight / 2, { zoom: flow.getViewport().zoom, duration: 250 });
-  }, [activePos, userMoved, flow]);
+  const { onMoveStart, onMove } = useGraphView({
+    wrapper,
+    corners,
+    active: active === undefined ? undefined : position.get(active),
+    selected: selected === undefined ? undefined : position.get(selected),
+    userMoved,
+    setUserMoved,
+  });
 
-  // A node selected from elsewhere (a change in the Files tab) is brought
-  // into view; the person's own click is on a node already in view.
-  const selectedPos = selected === undefined ? undefined : position.get(selected);
-  useEffect(() => {
-    if (!selectedPos || !fitted.current || inView(flow, wrapper, selectedPos)) return;
-    void flow.setCenter(selectedPos.x + nodeWidth / 2, selectedPos.y + nodeHeight / 2, { zoom: flow.getViewport().zoom, duration: 250 });
-  }, [selectedPos, flow]);
-
-  const onNodeClick = useCallback<NodeMouseHandler>((_, n) => onSelect(n.id), [onSelect]);
+  // A click on a fork's origin opens the run it came from at its node.
+  const openRun = useOpenRun();
+  const onNodeClick = useCallback<NodeMouseHandler>(
+    (_, n) => {
+      if (n.type === "origin") {
+        const o = n.data as OriginNodeType["data"];
+        openRun(o.run, o.node);
+      } else onSelect(n.id);
+    },
+    [onSelect, openRun],
+  );
   // Enter or Space on a focused node selects it, as a click does.
   const onNodesChange = useCallback(
     (changes: NodeChange[]) => {
-      for (const c of changes) if (c.type === "select" && c.selected) onSelect(c.id);
+      for (const c of changes) if (c.type === "select" && c.selected && c.id !== origin?.id) onSelect(c.id);
     },
-    [onSelect],
+    [onSelect, origin],
   );
 
   return (
-    <FoldToggle.Provider value={toggleFold}>
-      <div className="graph-canvas" ref={wrapper}>
-        <ReactFlow
-          nodes={nodes}
-          edges={edges}
-          nodeTypes={nodeTypes}
-          onNodeClick={onNodeClick}
-          onNodesChange={onNodesChange}
-          onPaneClick={() => onSelect(undefined)}
-          onMoveStart={(event) => {
+    <OpenRun.Provider value={openRun}>
+      <FoldToggle.Provider value={toggleFold}>
+        <div className="graph-canvas" ref={wrapper}>
+          <ReactFlow
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            onNodeClick={onNodeClick}
+            onNodesChange={onNodesChange}
+            onPaneClick={() => onSelect(undefined)}
             // Programmatic moves (fit, follow) come without an event.
-            if (event) setUserMoved(true);
-          }}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          onlyRenderVisibleElements={nodes.length > renderAllUpTo}
-          colorMode="system"
-          minZoom={0.1}
-          maxZoom={1.75}
-          proOptions={{ hideAttribution: true }}
-        >
-          <Controls showInteractive={false} onFitView={() => setUserMoved(false)} />
-          <MiniMap pannable zoomable nodeColor={minimapColour} ariaLabel="Graph overview" style={minimapSize} />
-          {graph.nodes.length === 0 && (
-            <Panel position="top-center" className="graph-empty">
-              No nodes yet: they appear here as the run starts model and tool calls.
-            </Panel>
-          )}
-        </ReactFlow>
-      </div>
-    </FoldToggle.Provider>
+            onMoveStart={onMoveStart}
+            onMove={onMove}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            onlyRenderVisibleElements={nodes.length > renderAllUpTo}
+            colorMode="system"
+            minZoom={minZoom}
+            maxZoom={maxZoom}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Controls showInteractive={false} onFitView={() => setUserMoved(false)} />
+            <MiniMap pannable zoomable nodeColor={minimapColour} ariaLabel="Graph overview" style={minimapSize} />
+            {graph.nodes.length === 0 && (
+              <Panel position="top-center" className="graph-empty">
+                No nodes yet: they appear here as the run starts model and tool calls.
+              </Panel>
+            )}
+          </ReactFlow>
+        </div>
+      </FoldToggle.Provider>
+    </OpenRun.Provider>
+  );
+}
+
+// useOpenRun opens a run, and selects one of its nodes when given: the
+// store's selection, which the URL's hash follows (store/hash.ts).
+function useOpenRun(): (runId: string, nodeId?: string) => void {
+  const select = useApp((s) => s.select);
+  const selectNode = useApp((s) => s.selectNode);
+  return useCallback(
+    (runId: string, nodeId?: string) => {
+      select(runId);
+      if (nodeId !== undefined) selectNode(nodeId);
+    },
+    [select, selectNode],
   );
 }

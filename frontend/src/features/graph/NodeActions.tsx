@@ -9,10 +9,9 @@ import { useAnswer } from "../inbox/useAnswer";
 // NodeActions are what a person can do from a node selected in the graph,
 // only those legal now: approve or deny its pending approval; retry or skip
 // it when it is the interrupted call a paused run waits on; fork from it
-// once it finished; pause the run while it runs. Steward has no pause
-// before a given call (the commands are pause, continue, step, steer,
-// cancel, fork, retry and skip): a breakpoint on a tool is set on the agent
-// (break before), and this pause stops at the next safe point.
+// once it finished; pause the run while it runs (it stops at the next safe
+// point). "Pause before every call of this tool" is the node detail's
+// breakpoint toggle (features/controls/BreakToggle).
 export function NodeActions({ runId, nodeId }: { runId: string; nodeId: string }) {
   const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
   const run = useApp((s) => selectRun(s, runId));

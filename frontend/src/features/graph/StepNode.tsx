@@ -1,6 +1,7 @@
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { createContext, memo, useContext } from "react";
 import { foldSummary } from "./fold";
+import { ForkBadge } from "./ForkLinks";
 import type { StepNode as StepNodeType } from "./layout";
 
 // kindNames is the tag each kind of node shows.
@@ -11,7 +12,8 @@ export const FoldToggle = createContext<(modelId: string, open: boolean) => void
 
 // StepNode draws one node of the execution graph: its kind, label and status
 // colour; a tool call's tool, a model call's tokens; on a model node whose
-// turn called tools, a badge that folds and unfolds them. Memoised: a run's
+// turn called tools, a badge that folds and unfolds them; on a node runs
+// were forked from, a badge that opens them. Memoised: a run's
 // stream re-renders the graph often, a node changes rarely.
 export const StepNode = memo(function StepNode({ data, selected }: NodeProps<StepNodeType>) {
   const toggle = useContext(FoldToggle);
@@ -37,11 +39,7 @@ export const StepNode = memo(function StepNode({ data, selected }: NodeProps<Ste
       <div className="step-row">
         <span className={`step-kind step-kind-${data.kind}`}>{kindNames[data.kind] ?? data.kind}</span>
         <span className="step-label">{data.label || data.id}</span>
-        {!!data.forks?.length && (
-          <span className="step-forks" title={`Forked into ${data.forks.join(", ")}`}>
-            ⑂{data.forks.length}
-          </span>
-        )}
+        {!!data.forks?.length && <ForkBadge nodeId={data.id} forks={data.forks} />}
       </div>
       <div className="step-row step-sub">
         <span className="step-status">

@@ -3,7 +3,20 @@ import type { Event } from "../../api/types";
 import { emptyTranscript, reduceRun, reduceRunBatch } from "../../store/reducer";
 import { bigRunEvents } from "../../test/bigRun";
 import { foldGraph } from "./fold";
-import { activeNode, drawnEdges, graphFromTranscript, keepSame, layoutGraph, nodeHeight, nodeWidth, positions, type StepData } from "./layout";
+import {
+  activeNode,
+  drawnEdges,
+  graphFromTranscript,
+  keepSame,
+  layoutGraph,
+  nodeHeight,
+  nodeWidth,
+  originOf,
+  originText,
+  positions,
+  structureKey,
+  type StepData,
+} from "./layout";
 
 const step = (id: string, kind: StepData["kind"], after: string[] = [], parent?: string): StepData => ({
   id, kind, status: "succeeded", label: id, after, parent,
@@ -176,5 +189,50 @@ describe("keepSame", () => {
     const [changed] = keepSame(cache, [{ ...a, status: "failed" }]);
     expect(changed).not.toBe(a);
     expect(changed!.status).toBe("failed");
+  });
+});
+
+describe("a fork's origin", () => {
+  const created = (forked?: { run_id: string; node_id: string }): Omit<Event, "ts"> => ({
+    run_id: "fork",
+    seq: 1,
+    type: "run.created",
+    data: { agent: { id: "a", name: "demo", provider: "script", model: "" }, instructions: "", workspace: "/ws", mode: "ask", max_steps: 10, forked_from: forked },
+  });
+  const started: Omit<Event, "ts">[] = [
+    { run_id: "fork", seq: 2, type: "node.started", node_id: "r", data: { kind: "agent", label: "demo (fork of src at n7)" } },
+    { run_id: "fork", seq: 3, type: "node.started", node_id: "m", data: { kind: "llm", label: "model call 1", parent: "r" } },
+  ];
+  const transcript = (forked?: { run_id: string; node_id: string }) =>
+    [created(forked), ...started].reduce((t, e) => reduceRun(t, { ts: e.seq, ...e }), emptyTranscript("fork"));
+
+  it("is the run and node a fork came from, linked to its first node; none for a run not forked", () => {
+    const t = transcript({ run_id: "src", node_id: "n7" });
+    const o = originOf(t, "model call 2")!;
+    expect(o).toEqual({ id: "origin:src:n7", run: "src", node: "n7", label: "model call 2", to: "r" });
+    expect(originText(o)).toBe("forked from src · model call 2");
+    // The source run not at hand: its node's id stands for the label.
+    expect(originText(originOf(t)!)).toBe("forked from src · n7");
+    expect(originOf(transcript())).toBeUndefined();
+    expect(originOf(undefined)).toBeUndefined();
+  });
+
+  it("sits above the fork's first node, joined to it by a fork edge, and takes part in the structure", () => {
+    const t = transcript({ run_id: "src", node_id: "n7" });
+    const g = graphFromTranscript(t);
+    const o = originOf(t)!;
+    const out = layoutGraph(g.nodes, g.edges, o);
+    const y = (id: string) => out.nodes.find((n) => n.id === id)!.position.y;
+    expect(out.origin?.type).toBe("origin");
+    expect(out.origin?.selectable).toBe(false);
+    expect(out.origin!.position.y).toBeLessThan(y("r"));
+    expect(y("r")).toBeLessThan(y("m"));
+    expect(out.origin!.position.x).toBe(out.nodes.find((n) => n.id === "r")!.position.x);
+    const fork = out.edges.find((e) => e.id === "fork:origin:src:n7->r")!;
+    expect(fork).toMatchObject({ source: "origin:src:n7", target: "r", className: "graph-edge graph-edge-fork" });
+    expect(fork.style?.strokeDasharray).toBeTruthy();
+    expect(structureKey(g.nodes, g.edges, o)).not.toBe(structureKey(g.nodes, g.edges));
+    // Without the origin the layout is the run's own.
+    expect(layoutGraph(g.nodes, g.edges).origin).toBeUndefined();
   });
 });

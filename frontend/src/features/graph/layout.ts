@@ -37,6 +37,13 @@ export type StepData = {
 
 export type StepNode = Node<StepData, "step">;
 
+// OriginData is where a forked run came from, drawn above its first node:
+// the run and the node it was forked at, that node's label when the source
+// run is at hand, and the fork's first node, which the fork edge enters.
+export type OriginData = { id: string; run: string; node: string; label?: string; to?: string };
+
+export type OriginNode = Node<OriginData, "origin">;
+
 // Every node is drawn at this size (the node's CSS matches), so the layout
 // needs no measuring of the DOM.
 export const nodeWidth = 220;
@@ -85,6 +92,20 @@ export function graphFromTranscript(t: RunTranscript | undefined): { nodes: Step
     if (n.parent) edges.push({ from: n.parent, to: id, kind: "parent" });
   }
   return { nodes, edges };
+}
+
+// originOf is the origin of a forked run (undefined for a run that was not
+// forked), with the label of the node it was forked at when the caller
+// knows it (the source run is in the store).
+export function originOf(t: RunTranscript | undefined, sourceLabel?: string): OriginData | undefined {
+  const f = t?.forkedFrom;
+  if (!f) return undefined;
+  return { id: `origin:${f.run_id}:${f.node_id}`, run: f.run_id, node: f.node_id, label: sourceLabel, to: t.nodeOrder[0] };
+}
+
+// originText is what an origin says: the run and the node of the fork.
+export function originText(o: OriginData): string {
+  return `forked from ${o.run} · ${o.label || o.node}`;
 }
 
 // sameStep says whether two steps draw the same node.
@@ -157,8 +178,9 @@ export function drawnEdges(nodes: readonly StepData[], edges: readonly GraphEdge
 }
 
 // positions places the nodes in layers, top to bottom (see the file's
-// comment): the top-left corner of each node, by id.
-export function positions(nodes: readonly StepData[], edges: readonly GraphEdge[]): Map<string, { x: number; y: number }> {
+// comment): the top-left corner of each node, by id. A fork edge places its
+// node as an after edge does.
+export function positions(nodes: readonly { id: string }[], edges: readonly GraphEdge[]): Map<string, { x: number; y: number }> {
   const index = new Map<string, number>();
   nodes.forEach((n, i) => index.set(n.id, i));
   // The nodes each node is placed under: those it ran after, else its parent.
@@ -166,7 +188,7 @@ export function positions(nodes: readonly StepData[], edges: readonly GraphEdge[
   const parent = new Map<string, string>();
   for (const e of edges) {
     if (!index.has(e.from) || !index.has(e.to) || e.from === e.to) continue;
-    if (e.kind === "after") {
+    if (e.kind === "after" || e.kind === "fork") {
       const list = after.get(e.to);
       if (list) list.push(e.from);
       else after.set(e.to, [e.from]);
@@ -179,7 +201,7 @@ export function positions(nodes: readonly StepData[], edges: readonly GraphEdge[
   // that would make a cycle is ignored.
   const layer = new Map<string, number>();
   const under = new Map<string, string[]>();
-  const layers: StepData[][] = [];
+  const layers: { id: string }[][] = [];
   for (const n of nodes) {
     const i = index.get(n.id)!;
     const before = (after.get(n.id) ?? []).filter((p) => layer.has(p) && index.get(p)! < i);
@@ -215,11 +237,26 @@ export function positions(nodes: readonly StepData[], edges: readonly GraphEdge[
   return out;
 }
 
-// layoutGraph positions the nodes and turns the edges worth drawing into
-// flow edges: after edges solid, parent (containment) edges dashed and faint.
-export function layoutGraph(nodes: readonly StepData[], edges: readonly GraphEdge[]): { nodes: StepNode[]; edges: Edge[] } {
+// Edges are drawn in three styles: after edges solid, parent (containment)
+// edges dashed and faint, the fork edge from a fork's origin dashed violet.
+const edgeStyles: Record<GraphEdge["kind"], Edge["style"]> = {
+  after: { stroke: "var(--edge)", strokeWidth: 1.6 },
+  parent: { stroke: "var(--edge-faint)", strokeWidth: 1, strokeDasharray: "4 4" },
+  fork: { stroke: "var(--violet)", strokeWidth: 1.6, strokeDasharray: "6 4" },
+};
+
+// layoutGraph positions the nodes, and the origin of a forked run above
+// its first node, and turns the edges worth drawing into flow edges.
+export function layoutGraph(
+  nodes: readonly StepData[],
+  edges: readonly GraphEdge[],
+  origin?: OriginData,
+): { nodes: StepNode[]; edges: Edge[]; origin?: OriginNode } {
   const kept = drawnEdges(nodes, edges);
-  const pos = positions(nodes, kept);
+  const fork: GraphEdge[] = origin?.to !== undefined && nodes.some((n) => n.id === origin.to) ? [{ from: origin.id, to: origin.to, kind: "fork" }] : [];
+  const all = [...fork, ...kept];
+  // The origin came before every node of the run: first, in the top row.
+  const pos = positions(origin ? [origin, ...nodes] : nodes, all);
   return {
     nodes: nodes.map((n) => ({
       id: n.id,
@@ -231,24 +268,33 @@ export function layoutGraph(nodes: readonly StepData[], edges: readonly GraphEdg
       draggable: false,
       connectable: false,
     })),
-    edges: kept.map((e) => ({
+    edges: all.map((e) => ({
       id: `${e.kind}:${e.from}->${e.to}`,
       source: e.from,
       target: e.to,
       className: `graph-edge graph-edge-${e.kind}`,
       selectable: false,
-      style:
-        e.kind === "after"
-          ? { stroke: "var(--edge)", strokeWidth: 1.6 }
-          : { stroke: "var(--edge-faint)", strokeWidth: 1, strokeDasharray: "4 4" },
+      style: edgeStyles[e.kind],
     })),
+    origin: origin && {
+      id: origin.id,
+      type: "origin",
+      position: pos.get(origin.id)!,
+      width: nodeWidth,
+      height: nodeHeight,
+      data: origin,
+      draggable: false,
+      connectable: false,
+      selectable: false,
+    },
   };
 }
 
 // structureKey changes only when a relayout is needed: nodes or edges added
 // or removed (folded, unfolded), not when a status changes.
-export function structureKey(nodes: readonly StepData[], edges: readonly GraphEdge[]): string {
-  return nodes.map((n) => n.id).join(",") + "|" + edges.map((e) => `${e.kind}:${e.from}>${e.to}`).join(",");
+export function structureKey(nodes: readonly StepData[], edges: readonly GraphEdge[], origin?: OriginData): string {
+  const head = origin ? `${origin.id}>${origin.to ?? ""}|` : "";
+  return head + nodes.map((n) => n.id).join(",") + "|" + edges.map((e) => `${e.kind}:${e.from}>${e.to}`).join(",");
 }
 
 // activeNode is the node to keep in view: one waiting for a person first,
