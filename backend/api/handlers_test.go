@@ -103,6 +103,8 @@ func TestCommands(t *testing.T) {
 	done := e.completedRun()
 	live, _ := e.startRun("wait for me")
 	e.pending(live.ID)
+	// The approval opens before the run says it waits on it.
+	e.waitStatus(live.ID, "waiting")
 	cmd := func(t *testing.T, runID string, c api.Command) api.CommandResult {
 		t.Helper()
 		var res api.CommandResult
