@@ -80,9 +80,11 @@ func TestE2EPerfReplayMemory(t *testing.T) {
 	uiBench(t, "UIReplayHeapAfter1", first, "MiB")
 	uiBench(t, "UIReplayHeapAfter4", fourth, "MiB")
 	// The first replay builds the timeline's checkpoints; replaying again
-	// must not add to them (the heap moves by a couple of MiB from one
-	// measurement to the next with the garbage collector's timing).
-	if fourth > first*1.25+2 {
+	// must not add to them. The heap moves by a few MiB from one
+	// measurement to the next with the garbage collector's timing; a page
+	// that kept a copy of the run's state per replay (about 6 MiB here)
+	// would pass this bound by the fourth.
+	if fourth > first*1.5 {
 		t.Errorf("the page grows as it replays: %.1f MiB after one replay, %.1f after four", first, fourth)
 	}
 }
