@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"os"
 	"path"
@@ -9,11 +10,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"steward/backend/tool"
 )
 
-// Frames gives the latest picture of a run's live browser.
+// Frames gives the latest picture of a run's live browser, and a video of
+// its recording so far.
 type Frames interface {
 	LatestFrame(runID string) (jpeg []byte, at time.Time, ok bool)
+	RecordingSoFar(ctx context.Context, runID, dir string) (tool.Artifact, error)
 }
 
 // artifactTypes are the only files served from a run's artifacts: pictures
@@ -78,5 +83,23 @@ func (s *Server) browserFrame(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Time", strconv.FormatInt(at.UnixMilli(), 10))
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(jpeg))
+	return nil
+}
+
+// recordingSoFar makes a video of a live run's browser recording as it is
+// now; the run's own video is still made when it ends.
+func (s *Server) recordingSoFar(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
+		return err
+	}
+	if s.cfg.Frames == nil || s.cfg.Artifacts == "" {
+		return errorf(http.StatusNotFound, CodeNotFound, "this server has no browser")
+	}
+	art, err := s.cfg.Frames.RecordingSoFar(r.Context(), id, filepath.Join(s.cfg.Artifacts, filepath.Base(id)))
+	if err != nil {
+		return errorf(http.StatusConflict, CodeConflict, "no video of run "+id+" so far: "+err.Error())
+	}
+	writeJSON(w, http.StatusOK, art)
 	return nil
 }

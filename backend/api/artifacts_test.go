@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"steward/backend/api"
+	"steward/backend/tool"
 )
 
 // frames is a live browser with one picture for one run.
@@ -16,6 +19,13 @@ type frames struct {
 	run  string
 	jpeg []byte
 	at   time.Time
+}
+
+func (f frames) RecordingSoFar(_ context.Context, runID, dir string) (tool.Artifact, error) {
+	if runID != f.run {
+		return tool.Artifact{}, errors.New("no recording browser")
+	}
+	return tool.Artifact{Name: "browser-so-far.mp4", Kind: "video", Mime: "video/mp4", Size: 3, Description: "so far, in " + filepath.Base(dir)}, nil
 }
 
 func (f frames) LatestFrame(runID string) ([]byte, time.Time, bool) {
@@ -85,4 +95,11 @@ func TestArtifacts(t *testing.T) {
 		got.header.Get("Cache-Control") != "no-store" || !bytes.Equal(got.body, live.jpeg) {
 		t.Fatalf("frame: %d %v %q", got.status, got.header, got.body)
 	}
+	var so tool.Artifact
+	e.call("POST", "/api/v1/runs/"+r.ID+"/browser/recording", nil, http.StatusOK, &so)
+	if so.Name != "browser-so-far.mp4" || so.Description != "so far, in "+r.ID {
+		t.Errorf("recording so far = %+v", so)
+	}
+	live.run = "another"
+	wantError(t, e.do("POST", "/api/v1/runs/"+r.ID+"/browser/recording", nil), http.StatusConflict, "conflict")
 }

@@ -11,6 +11,7 @@ import (
 	"steward/backend/config"
 	"steward/backend/run"
 	"steward/backend/store"
+	"steward/backend/tool"
 )
 
 type route struct {
@@ -78,6 +79,7 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/api/v1/recordings", summary: "Import a recording (.steward, the request body) as a new read-only run", auth: true, handler: h(s.importRun), response: Run{}, status: 201},
 		{method: "GET", path: "/api/v1/runs/{id}/artifacts/{name...}", summary: "A picture or video the run produced (screenshot, browser recording), as announced by artifact.created", auth: true, handler: h(s.artifact)},
 		{method: "GET", path: "/api/v1/runs/{id}/browser/frame", summary: "The latest picture (JPEG) of the run's live browser; header X-Frame-Time is when it was painted (unix ms)", auth: true, handler: h(s.browserFrame)},
+		{method: "POST", path: "/api/v1/runs/{id}/browser/recording", summary: "Make a video of the live run's browser recording so far (browser-so-far.mp4); the run's own video is made when it ends", auth: true, handler: h(s.recordingSoFar), response: tool.Artifact{}},
 		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
 		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
 		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval or a question; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},

@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"math"
 	"os"
@@ -129,6 +130,16 @@ func TestRecordingBecomesAVideoOfTheActions(t *testing.T) {
 	}
 	if _, ts, ok := f.m.LatestFrame(f.env.RunID); !ok || time.Since(ts) > time.Minute {
 		t.Errorf("latest frame: ok=%v at %s", ok, ts)
+	}
+	// A video of the work so far, while the run goes on.
+	if _, err := exec.LookPath("ffmpeg"); err == nil {
+		soFar, err := f.m.RecordingSoFar(context.Background(), f.env.RunID, f.env.Artifacts)
+		if err != nil || soFar.Name != "browser-so-far.mp4" || soFar.Size == 0 || soFar.Kind != tool.ArtifactVideo {
+			t.Errorf("RecordingSoFar = %+v, %v", soFar, err)
+		}
+	}
+	if _, err := f.m.RecordingSoFar(context.Background(), "no-such-run", f.env.Artifacts); !errors.Is(err, ErrNoRecording) {
+		t.Errorf("RecordingSoFar of a run without a browser: %v", err)
 	}
 	rec := f.m.lookup(f.env.RunID).rec
 	var windows time.Duration

@@ -117,3 +117,27 @@ func dirSize(dir string) int64 {
 	}
 	return n
 }
+
+// soFarName is the video of a recording made before the run ended.
+const soFarName = "browser-so-far.mp4"
+
+// ErrNoRecording is returned by RecordingSoFar for a run whose browser is
+// not open or not recorded.
+var ErrNoRecording = errors.New("no recording browser")
+
+// RecordingSoFar makes a video of the run's live recording as it is now
+// (<dir>/browser-so-far.mp4, replaced each time), for a person who wants to
+// see the work before the run ends; the run's own video is still made when
+// it ends. dir is the run's artifacts folder.
+func (m *Manager) RecordingSoFar(ctx context.Context, runID, dir string) (tool.Artifact, error) {
+	s := m.lookup(runID)
+	if s == nil || s.rec == nil || dir == "" {
+		return tool.Artifact{}, fmt.Errorf("run %s: %w (the browser records while a run uses it)", runID, ErrNoRecording)
+	}
+	info, err := s.rec.Encode(ctx, filepath.Join(dir, soFarName))
+	if err != nil {
+		return tool.Artifact{}, fmt.Errorf("run %s: %w", runID, err)
+	}
+	return tool.Artifact{Name: soFarName, Kind: tool.ArtifactVideo, Mime: "video/mp4", Size: info.Size,
+		Description: fmt.Sprintf("the run's browser so far: %s of actions, %d frames", info.Duration.Round(100*time.Millisecond), info.Frames)}, nil
+}

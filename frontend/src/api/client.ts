@@ -157,6 +157,9 @@ export function createApi(opts: ClientOptions = {}) {
   return {
     info: () => request<Info>("GET", "/info"),
     importRecording,
+    // recordingSoFar makes a video of a live run's browser recording as it
+    // is now (the run's own video is made when it ends).
+    recordingSoFar: (runId: string) => request<{ name: string; size: number; description?: string }>("POST", `/runs/${q(runId)}/browser/recording`),
     // saveExport: the desktop window asks where to save, in its native dialog.
     saveExport: (runId: string, format: ExportFormat) =>
       request<{ path?: string; bytes?: number; cancelled?: boolean }>("POST", `/runs/${q(runId)}/export/save`, { format }),

@@ -110,6 +110,7 @@ export function createMemoryApi(rec: Recording, opts: MemoryApiOptions): Api {
     startRun: readOnly,
     importRecording: readOnly,
     saveExport: readOnly,
+    recordingSoFar: readOnly,
     events: (id, after = 0, limit) =>
       answer(() => {
         checkRun(id);

@@ -36,6 +36,7 @@ function server() {
     const url = String(input);
     s.requests.push(url);
     const f = s.frame;
+    if (url.endsWith("/browser/recording")) return Response.json({ name: "browser-so-far.mp4", kind: "video", mime: "video/mp4", size: 10 });
     if (!url.endsWith("/browser/frame") || f.status === 404) {
       return new Response(JSON.stringify({ error: { code: "not_found", message: "no frame" } }), { status: 404 });
     }
@@ -143,6 +144,16 @@ describe("BrowserPanel", () => {
     expect(within(panel).getByRole("link", { name: "Download the recording browser.mp4" }).textContent).toBe("browser.mp4");
     expect(within(panel).getByText("recording")).toBeTruthy();
     expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it("makes a video of the work so far while the run is live", async () => {
+    const { s } = setup(opened, "panel", { status: 200, time: 1000 });
+    await tick(0);
+    fireEvent.click(screen.getByRole("button", { name: "Video of the work so far" }));
+    await tick(0);
+    expect(s.requests).toContain("/api/v1/runs/run_b/browser/recording");
+    const v = screen.getByLabelText("Video of the run's browser so far");
+    expect(v.getAttribute("src")).toMatch(/^\/api\/v1\/runs\/run_b\/artifacts\/browser-so-far\.mp4\?t=\d+$/);
   });
 
   it("shows the latest screenshot while there is no live frame (404), without logging an error", async () => {

@@ -1,7 +1,8 @@
 import "./browser.css";
 import { useId, useMemo, useState } from "react";
 import { artifactUrl, browserFrameUrl } from "../../api/client";
-import { useApp } from "../../store/context";
+import { useApp, useServices } from "../../store/context";
+import { errorMessage } from "../../ui/format";
 import { terminalStatuses, type ArtifactRecord } from "../../store/reducer";
 import { selectRun } from "../../store/store";
 import { liveRun } from "../controls/liveRun";
@@ -77,6 +78,7 @@ function BrowserPanelBody({ runId }: { runId: string }) {
               ({bytes(video.size)}){video.description ? ` · ${video.description}` : ""}
             </p>
           )}
+          {!ended && live && <SoFar runId={runId} />}
           {frames && !video && (
             <p className="browser-note" role="note" data-testid="browser-frames">
               <strong>The recording was not made into a video.</strong>{" "}
@@ -164,4 +166,36 @@ function frameNote(frame: FrameState): string {
     default:
       return "connecting to the live view…";
   }
+}
+
+// SoFar makes a video of the recording as it is now, for a person who wants
+// to see the work before the run ends.
+function SoFar({ runId }: { runId: string }) {
+  const { api } = useServices();
+  const [state, setState] = useState<{ busy?: boolean; url?: string; error?: string }>({});
+  const make = async () => {
+    setState({ busy: true });
+    try {
+      const a = await api.recordingSoFar(runId);
+      // The same name each time: the time makes the browser fetch it anew.
+      setState({ url: `${artifactUrl(runId, a.name)}?t=${Date.now()}` });
+    } catch (err) {
+      setState({ error: errorMessage(err) });
+    }
+  };
+  return (
+    <div className="browser-so-far">
+      <button type="button" disabled={state.busy} onClick={() => void make()} data-testid="browser-so-far">
+        {state.busy ? "Making the video…" : "Video of the work so far"}
+      </button>
+      {state.url && (
+        <video src={state.url} controls preload="metadata" className="shot shot-medium" aria-label="Video of the run's browser so far" />
+      )}
+      {state.error && (
+        <p className="form-error" role="alert">
+          {state.error}
+        </p>
+      )}
+    </div>
+  );
 }
