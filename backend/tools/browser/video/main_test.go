@@ -57,7 +57,7 @@ func needFFmpeg(tb testing.TB) {
 	tb.Helper()
 	for _, bin := range []string{"ffmpeg", "ffprobe"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			tb.Skipf("%s not on PATH (apt install ffmpeg)", bin)
+			tb.Fatalf("%s not on PATH: apt install ffmpeg (make test installs it)", bin)
 		}
 	}
 }
