@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"steward/internal/chromiumtest"
 )
 
 // stewardBin returns the binary under test: $STEWARD_BIN (make test builds
@@ -127,44 +129,13 @@ func startServeAt(t *testing.T, dir, home string, extraEnv ...string) *served {
 // browser starts headless Chromium for one test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	path := "/usr/bin/chromium"
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("end-to-end tests need Chromium at %s (make test installs it: apt-get install chromium)", path)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1400, 900),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	ctx, _ := chromiumtest.Browser(t, 1400, 900, 90*time.Second)
 	return ctx
 }
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-	if err != nil {
-		t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	dir := os.Getenv("STEWARD_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	p := filepath.Join(dir, name+".png")
-	if err := os.WriteFile(p, png, 0o644); err != nil {
-		t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	t.Logf("screenshot: %s", p)
+	chromiumtest.Screenshot(t, ctx, name)
 }
 
 // setField types into a React-controlled input the way a person's typing

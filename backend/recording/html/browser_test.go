@@ -21,6 +21,7 @@ import (
 
 	"steward/backend/event"
 	"steward/frontend"
+	"steward/internal/chromiumtest"
 )
 
 // traffic is what the page asked of the outside, and what went wrong in it.
@@ -163,29 +164,10 @@ func TestPlayerOpensOffline(t *testing.T) {
 	}
 }
 
-// headless starts Chromium as the end-to-end tests do (e2e_test.go).
+// headless starts Chromium as the end-to-end tests do.
 func headless(t *testing.T) (context.Context, func()) {
 	t.Helper()
-	const bin = "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("this test needs Chromium at %s (make test installs it: apt-get install chromium)", bin)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1440, 1000),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	stop := func() { cancelT(); cancelC(); cancelA() }
-	t.Cleanup(stop)
-	return ctx, stop
+	return chromiumtest.Browser(t, 1440, 1000, 90*time.Second)
 }
 
 // watch pauses every request of the tab (Fetch on all patterns): the page's
@@ -325,19 +307,5 @@ func shotAction(t *testing.T, name string) chromedp.Action[chromedp.Void] {
 // shot saves a screenshot to $STEWARD_ARTIFACTS (or the test's temp dir).
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-	if err != nil {
-		t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	dir := os.Getenv("STEWARD_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	p := filepath.Join(dir, name+".png")
-	if err := os.WriteFile(p, png, 0o644); err != nil {
-		t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	t.Logf("screenshot: %s", p)
+	chromiumtest.Screenshot(t, ctx, name)
 }
