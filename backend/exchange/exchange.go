@@ -162,7 +162,17 @@ func (s *Service) Export(ctx context.Context, runID, format string, w io.Writer)
 		return Export{}, err
 	}
 	data := html.Data{Manifest: b.Manifest, Events: b.Events, Blobs: b.Blobs, Artifacts: map[string]html.Artifact{}}
+	sizes := map[string]int64{}
+	for _, p := range b.Manifest.Parts {
+		sizes[p.Name] = p.Size
+	}
 	for _, name := range b.Artifacts {
+		// A video too large for the page is left out with a note: it is
+		// not read into memory to find that out.
+		if mime := mimeOf(name); strings.HasPrefix(mime, "video/") && sizes["artifacts/"+name] > html.DefaultMaxVideoBytes {
+			data.Artifacts[name] = html.Artifact{Mime: mime, Size: sizes["artifacts/"+name]}
+			continue
+		}
 		rc, err := b.OpenArtifact(name)
 		if err != nil {
 			return Export{}, err

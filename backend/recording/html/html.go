@@ -53,6 +53,9 @@ type Data struct {
 type Artifact struct {
 	Mime string
 	Data []byte
+	// Size, when Data is nil, is the size of a file the caller did not read
+	// (a video too large for a page): it is left out with the note.
+	Size int64
 }
 
 // Options tune Write; the zero value means the defaults.
@@ -117,13 +120,14 @@ func Write(w io.Writer, player []byte, d Data, o Options) error {
 	// In name order: the same run gives the same page.
 	for _, name := range slices.Sorted(maps.Keys(d.Artifacts)) {
 		a := d.Artifacts[name]
-		if strings.HasPrefix(a.Mime, "video/") && int64(len(a.Data)) > limit {
-			doc.Omitted = append(doc.Omitted, omitted{Name: name, Mime: a.Mime, Size: int64(len(a.Data)), Note: fmt.Sprintf(
+		n := max(a.Size, int64(len(a.Data)))
+		if strings.HasPrefix(a.Mime, "video/") && (n > limit || a.Data == nil) {
+			doc.Omitted = append(doc.Omitted, omitted{Name: name, Mime: a.Mime, Size: n, Note: fmt.Sprintf(
 				"It is %s, more than the %s a page holds: get it with `steward export %s --format video`.",
-				size(int64(len(a.Data))), size(limit), runID)})
+				size(n), size(limit), runID)})
 			continue
 		}
-		doc.Artifacts[name] = wireArtifact(a)
+		doc.Artifacts[name] = wireArtifact{Mime: a.Mime, Data: a.Data}
 	}
 
 	js, err := marshal(doc)

@@ -237,12 +237,16 @@ func TestWriteLeavesOutABigVideo(t *testing.T) {
 		{name: "default limit keeps a small video", max: 0, kept: true},
 		{name: "under the limit", max: 4096, kept: true},
 		{name: "over the limit", max: 1024, kept: false, noteHas: "steward export " + runID + " --format video"},
+		{name: "not read: only its size", max: 1024, kept: false, noteHas: "2.0 KiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			d := syntheticRun(t)
 			d.Artifacts["browser.mp4"] = Artifact{Mime: "video/mp4", Data: video}
+			if strings.HasPrefix(tt.name, "not read") {
+				d.Artifacts["browser.mp4"] = Artifact{Mime: "video/mp4", Size: int64(len(video))}
+			}
 			var buf bytes.Buffer
 			if err := Write(&buf, []byte(fakePlayer), d, Options{MaxVideoBytes: tt.max}); err != nil {
 				t.Fatal(err)
