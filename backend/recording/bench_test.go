@@ -94,7 +94,7 @@ func BenchmarkRead10k(b *testing.B) {
 // TestSizeTarget holds the size target without -bench.
 func TestSizeTarget(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a run of 10,000 events")
+		t.Skip("-short: builds and exports a run of 10,000 events; make test runs it")
 	}
 	t.Parallel()
 	src := script("r1", 10_000, 100)

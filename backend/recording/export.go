@@ -182,6 +182,19 @@ type exporter struct {
 	src Source
 	red scrubber
 	pk  *packer
+	// read holds the file contents the learning pass read, for the blobs
+	// entry to take instead of reading them again.
+	read map[string][]byte
+}
+
+// blob returns a file content: the one the learning pass read, or from the
+// source.
+func (x *exporter) blob(sum string) ([]byte, error) {
+	if b, ok := x.read[sum]; ok {
+		delete(x.read, sum)
+		return b, nil
+	}
+	return x.src.Blob(sum)
 }
 
 // redactEvents returns copies of events with their data redacted.
@@ -212,7 +225,7 @@ func (x *exporter) redactEvents(events []event.Event) ([]event.Event, error) {
 // removed from the command line, where nothing marks it as one.
 func (x *exporter) learn(events []event.Event) error {
 	probe := x.red.r.Learning()
-	seen := map[string]bool{}
+	x.read = map[string][]byte{}
 	for i, e := range events {
 		if i%1024 == 0 {
 			if err := x.ctx.Err(); err != nil {
@@ -228,11 +241,11 @@ func (x *exporter) learn(events []event.Event) error {
 			continue
 		}
 		for _, sum := range []string{d.Before, d.After} {
-			if sum == "" || seen[sum] {
+			if _, seen := x.read[sum]; sum == "" || seen {
 				continue
 			}
-			seen[sum] = true
 			if b, err := x.src.Blob(sum); err == nil {
+				x.read[sum] = b
 				probe.Bytes("", b)
 			}
 		}

@@ -288,7 +288,7 @@ func TestLeftOut(t *testing.T) {
 				p := filepath.Join(src.dir, "shots", "n2.png")
 				os.Remove(p)
 				if err := os.Symlink("/etc/hostname", p); err != nil {
-					t.Skip("no symbolic links here:", err)
+					t.Skip("this file system cannot make symbolic links, so there is no link to refuse:", err)
 				}
 			},
 			artifacts: []string{"browser.mp4"},

@@ -50,7 +50,7 @@ func (x *exporter) blobs(events, out []event.Event, diag *Diagnostics) ([]*entry
 			if err := x.ctx.Err(); err != nil {
 				return nil, err
 			}
-			content, err := x.src.Blob(sum)
+			content, err := x.blob(sum)
 			switch {
 			case errors.Is(err, workspace.ErrNoBlob):
 				renamed[sum] = ""

@@ -109,7 +109,7 @@ func BenchmarkJSON10k(b *testing.B) {
 // redaction of their data gets a generous fraction of it even under -race.
 func TestJSON10kBudget(t *testing.T) {
 	if testing.Short() {
-		t.Skip("timing")
+		t.Skip("-short: a timing budget over 10,000 events, run in full by make test")
 	}
 	events := payloads(t, 10000)
 	r := redact.New(serverToken, openAIKey, anthropicKey)

@@ -1,14 +1,13 @@
 import "../features/transcript/transcript.css";
 import "./player.css";
-import { useEffect, useMemo, useState } from "react";
-import { DecisionsPanel } from "../features/audit/DecisionsPanel";
+import { DecisionsFold } from "../features/audit/DecisionsFold";
 import { FilesView } from "../features/files/FilesView";
 import { GraphPanel } from "../features/graph/GraphPanel";
 import { PlanPanel } from "../features/plan/PlanPanel";
 import { RunPanes } from "../features/transcript/RunPanes";
 import { Transcript } from "../features/transcript/Transcript";
 import { useApp } from "../store/context";
-import { PaneContext, type PaneControls, type PaneName } from "../ui/PaneHeader";
+import { PaneContext, useMaximisedPane } from "../ui/PaneHeader";
 import type { RunFacts } from "./facts";
 import type { Playback } from "./playback";
 import { PlayerBrowser } from "./PlayerBrowser";
@@ -31,23 +30,8 @@ type Props = {
 export function Player({ rec, facts, playback, isEmbedded }: Props) {
   const runId = facts.runId;
   const filesCount = useApp((s) => s.stream.runs[runId]?.files.paths.length ?? 0);
-  const decisions = useApp((s) => s.stream.runs[runId]?.decisions.length ?? 0);
-  const [maximised, setMaximised] = useState<PaneName>();
-  const [decisionsOpen, setDecisionsOpen] = useState(false);
-  const panes = useMemo<PaneControls>(
-    () => ({ maximised, toggleMaximise: (p) => setMaximised((m) => (m === p ? undefined : p)) }),
-    [maximised],
-  );
-
-  // Escape restores a maximised pane, as in the app.
-  useEffect(() => {
-    if (!maximised) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && !e.defaultPrevented) setMaximised(undefined);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [maximised]);
+  const panes = useMaximisedPane(); // Escape restores, as in the app
+  const maximised = panes.maximised;
 
   return (
     <div className="player">
@@ -65,21 +49,7 @@ export function Player({ rec, facts, playback, isEmbedded }: Props) {
               files={<FilesView runId={runId} />}
               filesCount={filesCount}
             />
-            <div className="decisions-fold" hidden={!!maximised}>
-              <button
-                type="button"
-                className="decisions-toggle"
-                aria-expanded={decisionsOpen}
-                aria-controls="run-decisions"
-                onClick={() => setDecisionsOpen((o) => !o)}
-              >
-                <span aria-hidden="true">{decisionsOpen ? "▾" : "▸"}</span> Decisions <span className="count">{decisions}</span>
-                <span className="muted"> · every automatic and human decision on this run's tool calls</span>
-              </button>
-              <div id="run-decisions" hidden={!decisionsOpen}>
-                <DecisionsPanel runId={runId} />
-              </div>
-            </div>
+            <DecisionsFold runId={runId} hidden={!!maximised} />
           </div>
         </PaneContext.Provider>
       </main>

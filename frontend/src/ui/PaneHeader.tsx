@@ -1,4 +1,4 @@
-import { createContext, useContext, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 
 // PaneName is a pane of the run view that can be maximised.
 export type PaneName = "transcript" | "graph";
@@ -10,6 +10,22 @@ export type PaneControls = {
 
 // PaneContext is provided by the run view: which pane, if any, fills it.
 export const PaneContext = createContext<PaneControls>({ toggleMaximise: () => {} });
+
+// useMaximisedPane holds which pane of a run view fills it, for its
+// PaneContext. Escape restores a maximised pane (a dialog or a search box
+// that takes Escape keeps it to itself).
+export function useMaximisedPane(): PaneControls {
+  const [maximised, setMaximised] = useState<PaneName>();
+  useEffect(() => {
+    if (!maximised) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) setMaximised(undefined);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [maximised]);
+  return useMemo(() => ({ maximised, toggleMaximise: (p: PaneName) => setMaximised((m) => (m === p ? undefined : p)) }), [maximised]);
+}
 
 const titles: Record<PaneName, string> = { transcript: "Transcript", graph: "Graph" };
 

@@ -1,6 +1,5 @@
 import "./transcript.css";
-import { useEffect, useMemo, useState } from "react";
-import { PaneContext, type PaneControls, type PaneName } from "../../ui/PaneHeader";
+import { PaneContext, useMaximisedPane } from "../../ui/PaneHeader";
 import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/reducer";
 import { selectRun } from "../../store/store";
@@ -11,7 +10,7 @@ import { PausedBanner } from "../controls/PausedBanner";
 import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
 import { useCommand } from "../controls/useCommand";
-import { DecisionsPanel } from "../audit/DecisionsPanel";
+import { DecisionsFold } from "../audit/DecisionsFold";
 import { BrowserPanel } from "../browser/BrowserPanel";
 import { ExportMenu } from "../exchange/ExportMenu";
 import { FilesView } from "../files/FilesView";
@@ -28,24 +27,8 @@ import { Transcript } from "./Transcript";
 export function RunView() {
   const runId = useApp((s) => s.selectedRunId);
   const filesCount = useApp((s) => (runId ? (s.stream.runs[runId]?.files.paths.length ?? 0) : 0));
-  const decisions = useApp((s) => (runId ? (s.stream.runs[runId]?.decisions.length ?? 0) : 0));
-  const [maximised, setMaximised] = useState<PaneName>();
-  const [decisionsOpen, setDecisionsOpen] = useState(false);
-  const panes = useMemo<PaneControls>(
-    () => ({ maximised, toggleMaximise: (p) => setMaximised((m) => (m === p ? undefined : p)) }),
-    [maximised],
-  );
-
-  // Escape restores a maximised pane (a dialog or a search box that takes
-  // Escape keeps it to itself).
-  useEffect(() => {
-    if (!maximised) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && !e.defaultPrevented) setMaximised(undefined);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [maximised]);
+  const panes = useMaximisedPane();
+  const maximised = panes.maximised;
 
   if (!runId) {
     return (
@@ -68,24 +51,7 @@ export function RunView() {
           files={<FilesView key={runId} runId={runId} />}
           filesCount={filesCount}
         />
-        {/* A line until opened: the panes get the room. Hidden, not
-            unmounted (nor a closed <details>, whose text the browser
-            leaves out of innerText): the rows stay in the page. */}
-        <div className="decisions-fold" hidden={!!maximised}>
-          <button
-            type="button"
-            className="decisions-toggle"
-            aria-expanded={decisionsOpen}
-            aria-controls="run-decisions"
-            onClick={() => setDecisionsOpen((o) => !o)}
-          >
-            <span aria-hidden="true">{decisionsOpen ? "▾" : "▸"}</span> Decisions <span className="count">{decisions}</span>
-            <span className="muted"> · every automatic and human decision on this run's tool calls</span>
-          </button>
-          <div id="run-decisions" hidden={!decisionsOpen}>
-            <DecisionsPanel runId={runId} />
-          </div>
-        </div>
+        <DecisionsFold runId={runId} hidden={!!maximised} />
       </div>
     </PaneContext.Provider>
   );
