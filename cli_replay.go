@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"steward/backend/config"
 	"steward/backend/recording"
 	"steward/backend/replay"
 	"steward/backend/run"
@@ -34,7 +33,7 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 	fl.SetOutput(stderr)
 	tools := fl.String("tools", "live", "live (the tools run for real in the replay's workspace) or recorded (their results come from the recording)")
 	liveFrom := fl.Int("live-from", 0, "model call (from 1) from which the agent's real model answers instead of the recording")
-	wsFlag := fl.String("workspace", "", "folder to replay in (default: a new temporary folder); the files the run changed are put back there as they were before it")
+	wsFlag := fl.String("workspace", "", "folder to replay in (default: a new folder under the data directory's replays/); the files the run changed are put back there as they were before it")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "Usage: steward replay [--tools live|recorded] [--live-from N] [--workspace DIR] FILE.steward\n\n"+
 			"Replay a recorded run as a new run linked to it. The model's answers come from the recording, and each request\n"+
@@ -68,59 +67,22 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return fail(err)
 	}
-	ws := *wsFlag
-	if ws == "" {
-		if ws, err = os.MkdirTemp("", "steward-replay-*"); err != nil {
-			return fail(err)
-		}
-	}
-	prep, err := replay.PrepareWorkspace(rec, ws)
-	if err != nil {
-		return fail(err)
-	}
-	if len(prep.Unknown) > 0 {
-		fmt.Fprintf(stderr, "steward replay: the recording does not hold the content before the run of %v: left as they are\n", prep.Unknown)
-	}
 	s, err := build(getenv, stderr)
 	if err != nil {
 		return fail(err)
 	}
 	defer s.close()
 	ctx := context.Background()
-	opts := replay.Options{LiveFrom: *liveFrom}
-	if *liveFrom > 0 {
-		m, err := s.models.Resolve(ctx, rec.Agent)
-		if err != nil {
-			return fail(fmt.Errorf("--live-from: the agent's model: %w", err))
-		}
-		opts.Live = m.Provider
-	}
-	p := replay.NewProvider(rec, opts)
-	var rt run.Tools = s.tools
-	if *tools == "recorded" {
-		// After --live-from the live model's calls have no recording: they
-		// run for real, in the workspace the recorded changes were written to.
-		rt = replay.NewTools(rec, s.tools, replay.ToolsOptions{Provider: p, Live: *liveFrom > 0})
-	}
-	// A run.Service of its own for this run, over the same store: the
-	// model, tools and approver are the replay's. Grants and global rules
-	// are left out: the recorded agent's rules already hold the ones in
-	// force then, and a grant saved since would decide differently.
-	svc := run.New(run.Config{Store: s.store, Approver: replay.NewApprover(rec, s.inbox), Tools: rt, Models: replay.Models(rec, p),
-		NewID: newID, Logf: s.logger.Printf, Price: config.NewPrices(s.cfg.Prices).Cost, Blobs: s.blobs, Artifacts: s.cfg.ArtifactsDir()})
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(sctx); err != nil {
-			s.logger.Printf("stop the replay: %v", err)
-		}
-	}()
-	r, err := svc.Start(ctx, rec.StartParams(ws))
+	started, err := s.replays.Start(ctx, rec, replay.Params{Tools: *tools, LiveFrom: *liveFrom, Workspace: *wsFlag})
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(stdout, "replaying run %s as run %s in %s (%d recorded model calls, tools %s)\n", rec.RunID, r.ID, ws, rec.Steps(), *tools)
-	final, err := waitReplay(ctx, s, svc, r.ID)
+	if u := started.Prepared.Unknown; len(u) > 0 {
+		fmt.Fprintf(stderr, "steward replay: the recording does not hold the content before the run of %v: left as they are\n", u)
+	}
+	r, p := started.Run, started.Provider
+	fmt.Fprintf(stdout, "replaying run %s as run %s in %s (%d recorded model calls, tools %s)\n", rec.RunID, r.ID, r.Workspace, rec.Steps(), *tools)
+	final, err := waitReplay(ctx, s, s.runs, r.ID)
 	if err != nil {
 		return fail(err)
 	}

@@ -159,7 +159,7 @@ func TestE2EExportRedactsAndImports(t *testing.T) {
 	}
 	_ = json.Unmarshal(body, &impID)
 	imp := impID
-	if impID.ID == "" || impID.ID == r.ID || imp.ImportedFrom != r.ID || impID.Status != "completed" || fmt.Sprint(imp.Capabilities) != "[fork]" {
+	if impID.ID == "" || impID.ID == r.ID || imp.ImportedFrom != r.ID || impID.Status != "completed" || fmt.Sprint(imp.Capabilities) != "[fork replay]" {
 		t.Fatalf("imported run: %s", body)
 	}
 	var got struct{ Events []wireEvent }

@@ -34,6 +34,7 @@ import (
 	"steward/backend/event"
 	"steward/backend/exchange"
 	"steward/backend/inbox"
+	"steward/backend/replay"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -133,6 +134,7 @@ type services struct {
 	settings *config.Settings
 	browser  *browsertools.Manager
 	exchange *exchange.Service
+	replays  *replay.Service
 	logger   *log.Logger
 	// desktop is the window's native dialogs when serving the desktop
 	// window; nil for `steward serve`.
@@ -200,8 +202,10 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	// server's token, looked up at each export (Settings may change keys).
 	ex := exchange.New(exchange.Config{Store: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir(), Version: version, NewID: newID,
 		Secrets: func() []string { return append(models.Secrets(), token) }, Player: frontend.Player})
+	replays := replay.NewService(replay.Config{Runs: runs, Log: st, Blobs: blobs, Tools: tools, Inbox: in, Models: models,
+		Dir: cfg.ReplaysDir(), Logf: logger.Printf})
 	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
-		settings: settings, browser: browsers, exchange: ex, logger: logger}, nil
+		settings: settings, browser: browsers, exchange: ex, replays: replays, logger: logger}, nil
 }
 
 func (s *services) close() {
@@ -267,7 +271,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
 		Blobs: s.blobs, Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
-		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser, Exchange: s.exchange,
+		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser, Exchange: s.exchange, Replays: s.replays,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

@@ -77,6 +77,11 @@ type Agent struct {
 	// "*.example.com", "127.0.0.1"); navigation elsewhere, by a redirect or
 	// a click too, is refused. Empty allows any host.
 	Domains []string `json:"browser_domains,omitempty"`
+	// SendImages sends the screenshots the agent's tools take to the model as
+	// images, with their description; off, the model gets the description and
+	// a reference only. Turn it on only for a model that accepts images
+	// (GPT-4o and later, Claude 3 and later, llava...): others reject the call.
+	SendImages bool `json:"send_images,omitempty"`
 	// Script is "demo" or a path to a script file, for the script provider.
 	Script    string `json:"script,omitempty"`
 	CreatedAt int64  `json:"created_at"`

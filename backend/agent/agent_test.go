@@ -64,6 +64,7 @@ func TestValidate(t *testing.T) {
 		{"domain in capitals", func(a *Agent) { a.Domains = []string{"Example.com"} }, "lower case"},
 		{"empty domain", func(a *Agent) { a.Domains = []string{""} }, "empty domain"},
 		{"domain with space", func(a *Agent) { a.Domains = []string{"exa mple.com"} }, "not a host name"},
+		{"send images", func(a *Agent) { a.SendImages = true }, ""},
 		{"negative budget", func(a *Agent) { a.MaxCostUSD = -1 }, "max_cost_usd"},
 		{"bad wall time", func(a *Agent) { a.MaxWallTime = "forever" }, "max_wall_time"},
 		{"wall time ok", func(a *Agent) { a.MaxWallTime = "90m"; a.MaxTokens = 1000; a.MaxCostUSD = 0.5 }, ""},

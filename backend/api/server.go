@@ -103,9 +103,11 @@ type Config struct {
 	Frames Frames
 	// Exchange exports runs and imports recordings; nil answers 501.
 	Exchange Exchange
-	Bus      *event.Bus
-	UI       fs.FS
-	Logf     func(format string, args ...any)
+	// Replays replays runs; nil answers 501.
+	Replays Replayer
+	Bus     *event.Bus
+	UI      fs.FS
+	Logf    func(format string, args ...any)
 }
 
 // Desktop is the desktop window's native dialogs.

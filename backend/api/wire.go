@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"slices"
 
 	"steward/backend/agent"
 	"steward/backend/event"
@@ -53,6 +54,9 @@ type AgentInput struct {
 	Script       string        `json:"script,omitempty"`
 	// BrowserDomains are the only hosts the agent's browser may visit.
 	BrowserDomains []string `json:"browser_domains,omitempty"`
+	// SendImages sends the screenshots the agent's tools take to the model
+	// as images; only for a model that accepts them.
+	SendImages bool `json:"send_images,omitempty"`
 	// ApprovalTimeout (a Go duration) and ApprovalDefault (deny, approve):
 	// what an unanswered approval becomes, and when.
 	ApprovalTimeout string `json:"approval_timeout,omitempty"`
@@ -63,7 +67,7 @@ func (in AgentInput) agent() agent.Agent {
 	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
 		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
 		MaxTokens: in.MaxTokens, MaxCostUSD: in.MaxCostUSD, MaxWallTime: in.MaxWallTime,
-		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script, Domains: in.BrowserDomains,
+		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script, Domains: in.BrowserDomains, SendImages: in.SendImages,
 		ApprovalTimeout: in.ApprovalTimeout, ApprovalDefault: in.ApprovalDefault}
 }
 
@@ -104,7 +108,13 @@ type Run struct {
 	// ImportedFrom is set on a run imported from a recording: the id it had
 	// where it was recorded. Such a run is read-only (it can be forked).
 	ImportedFrom string `json:"imported_from,omitempty"`
+	// ReplayOf is set on a replay: the id of the run it replays.
+	ReplayOf string `json:"replay_of,omitempty"`
 }
+
+// CapReplay is in a run's capabilities when it can be replayed (POST
+// /api/v1/runs/{id}/replay); it is not a command.
+const CapReplay = "replay"
 
 func wireRun(r store.Run) Run {
 	var next *event.Next
@@ -119,7 +129,12 @@ func wireRun(r store.Run) Run {
 	if r.ImportedFrom != "" {
 		caps = []string{run.CmdFork}
 	}
-	return Run{Next: next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
+	// A run that has ended can be replayed, unless it is a fork: a fork's
+	// first model call continues a conversation a new run cannot start with.
+	if run.Status(r.Status).Terminal() && r.ForkedFrom == "" {
+		caps = append(slices.Clip(caps), CapReplay)
+	}
+	return Run{Next: next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ReplayOf: r.ReplayOf, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
 		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
 		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
 		Steps: r.Steps, PendingApprovals: r.PendingApprovals,

@@ -194,6 +194,9 @@ func (c Config) DBPath() string { return filepath.Join(c.Home, "steward.db") }
 // per run.
 func (c Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }
 
+// ReplaysDir holds the workspaces made for replays, one folder per replay.
+func (c Config) ReplaysDir() string { return filepath.Join(c.Home, "replays") }
+
 // tokenFile keeps the generated API token, readable by its owner only.
 const tokenFile = "token"
 

@@ -44,6 +44,7 @@ const (
 	FileChanged       Type = "file.changed"       // FileChangedData
 	ArtifactCreated   Type = "artifact.created"   // ArtifactCreatedData
 	RunBreakpoints    Type = "run.breakpoints"    // RunBreakpointsData
+	ReplayDiverged    Type = "replay.diverged"    // ReplayDivergedData
 )
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics

@@ -179,6 +179,9 @@ type NodeFinishedData struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	StopReason string     `json:"stop_reason,omitempty"`
 	Usage      *Usage     `json:"usage,omitempty"`
+	// Model is the model that answered, as the server named it (it may be
+	// more precise than the one asked for: gpt-4o-2024-08-06).
+	Model string `json:"model,omitempty"`
 	// For tool nodes: what the model receives.
 	Output  string `json:"output,omitempty"`
 	IsError bool   `json:"is_error,omitempty"`
@@ -341,4 +344,14 @@ type ArtifactCreatedData struct {
 // after a person added or removed one.
 type RunBreakpointsData struct {
 	BreakBefore []string `json:"break_before"`
+}
+
+// ReplayDivergedData is the first difference between what a replay sent the
+// model and what its recorded run sent at the same model call. It informs;
+// the replay goes on.
+type ReplayDivergedData struct {
+	Step     int    `json:"step"`  // the model call, from 1
+	Field    string `json:"field"` // messages[4].content (tool result of call_2)
+	Recorded string `json:"recorded"`
+	Got      string `json:"got"`
 }

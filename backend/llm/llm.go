@@ -41,6 +41,52 @@ type Message struct {
 	// ToolCallID and IsError belong to tool messages.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	IsError    bool   `json:"is_error,omitempty"`
+	// Images on a tool message are images the tool returned (a browser
+	// screenshot), sent to the model with its result; on a user message they
+	// are sent as part of that message. An assistant message carries none:
+	// providers reject a request where one does. Only set them for a model
+	// that accepts images; the text should still describe what they show.
+	Images []Image `json:"images,omitempty"`
+}
+
+// ValidateImages reports the first image of m that Image.Validate rejects,
+// by its index, and images on an assistant message, which no provider can
+// send. Providers report it as an *Error of kind ErrInvalid naming the
+// message, and send nothing.
+func (m Message) ValidateImages() error {
+	if len(m.Images) > 0 && m.Role == RoleAssistant {
+		return fmt.Errorf("an assistant message cannot carry images")
+	}
+	for i, img := range m.Images {
+		if err := img.Validate(); err != nil {
+			return fmt.Errorf("image %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// Image is an image sent to the model, with its bytes (not base64).
+type Image struct {
+	// MediaType is image/png, image/jpeg, image/gif or image/webp: the types
+	// that both the OpenAI and the Anthropic APIs accept.
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
+}
+
+// Validate reports what is wrong with img: a media type other than
+// image/png, image/jpeg, image/gif or image/webp, or no data. A provider
+// rejects a request that holds such an image with an *Error of kind
+// ErrInvalid naming the message, and sends nothing.
+func (img Image) Validate() error {
+	switch img.MediaType {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	default:
+		return fmt.Errorf("media type %q is not one of image/png, image/jpeg, image/gif, image/webp", img.MediaType)
+	}
+	if len(img.Data) == 0 {
+		return fmt.Errorf("no image data")
+	}
+	return nil
 }
 
 // ToolCall is a call the model asks for.

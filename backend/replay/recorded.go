@@ -22,6 +22,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -229,7 +230,7 @@ func (r *Recorded) fold(evs []event.Event) {
 					calls[i] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 				}
 				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Text: d.Text, ToolCalls: calls})
-				s.response = llm.Response{Text: d.Text, ToolCalls: calls, StopReason: d.StopReason, Model: model[ev.NodeID]}
+				s.response = llm.Response{Text: d.Text, ToolCalls: calls, StopReason: d.StopReason, Model: cmp.Or(d.Model, model[ev.NodeID])}
 				if u := d.Usage; u != nil {
 					s.response.Usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens}
 				}

@@ -38,22 +38,22 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		if t == nil || t.effect != "" || t.decision != "" || t.finished || t.interrupted {
 			continue
 		}
-		spec, ok := s.cfg.Tools.Lookup(c.Name)
+		spec, ok := a.st.registry.Lookup(c.Name)
 		if !ok || !slices.Contains(ag.Tools, c.Name) {
 			continue
 		}
-		if _, valid := s.cfg.Tools.Validate(c.Name, c.Arguments); !valid {
+		if _, valid := a.st.registry.Validate(c.Name, c.Arguments); !valid {
 			continue
 		}
 		todo = append(todo, screened{c, t, spec.Risk})
 	}
 	pol := policy.Input{Mode: ag.Mode, Rules: ag.Rules, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
-	runID, group, env := a.st.id, a.st.lastLLM, a.st.env
+	runID, group, env, noGrants := a.st.id, a.st.lastLLM, a.st.env, a.st.noGrants
 	a.mu.Unlock()
 	if len(todo) == 0 {
 		return nil
 	}
-	if s.cfg.Grants != nil {
+	if s.cfg.Grants != nil && !noGrants {
 		grants, err := s.cfg.Grants.Grants(ctx, runID, ag.ID)
 		if err != nil {
 			return fmt.Errorf("look up grants: %w", err)
@@ -64,7 +64,7 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 	for _, c := range todo {
 		in := pol
 		in.Tool, in.Risk, in.Args = c.call.Name, c.risk, c.call.Arguments
-		if key, ok := s.cfg.Tools.Key(c.call.Name, env, c.call.Arguments); ok {
+		if key, ok := a.st.registry.Key(c.call.Name, env, c.call.Arguments); ok {
 			in.Key = &key
 		}
 		d := policy.Decide(in)
@@ -93,7 +93,7 @@ func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, ca
 	runID, reason := a.st.id, ts.reason
 	timeout, def := approvalTimeout(a.st.agent)
 	a.mu.Unlock()
-	id, err := s.cfg.Approver.Open(context.WithoutCancel(ctx), inbox.Request{
+	id, err := a.st.approver.Open(context.WithoutCancel(ctx), inbox.Request{
 		RunID: runID, NodeID: ts.node, Tool: call.Name, Arguments: call.Arguments, Risk: string(risk), Reason: reason,
 		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def,
 	})
@@ -157,7 +157,7 @@ func (s *Service) await(ctx context.Context, a *active, ts *toolState, why strin
 	a.mu.Lock()
 	id := ts.interaction
 	a.mu.Unlock()
-	answered, err := s.cfg.Approver.Answered(ctx, id)
+	answered, err := a.st.approver.Answered(ctx, id)
 	if err != nil {
 		return inbox.Decision{}, err
 	}
@@ -169,7 +169,7 @@ func (s *Service) await(ctx context.Context, a *active, ts *toolState, why strin
 		a.flushLocked()
 		a.mu.Unlock()
 	}
-	d, err := s.cfg.Approver.Wait(ctx, id)
+	d, err := a.st.approver.Wait(ctx, id)
 	if err != nil {
 		return d, err
 	}
@@ -224,7 +224,7 @@ func (s *Service) askUser(ctx context.Context, a *active, ts *toolState, call ll
 			return tool.Result{}, "", err
 		}
 		// A question left unanswered is declined: there is no default answer.
-		id, err := s.cfg.Approver.Open(context.WithoutCancel(ctx), inbox.Request{
+		id, err := a.st.approver.Open(context.WithoutCancel(ctx), inbox.Request{
 			RunID: runID, NodeID: ts.node, Tool: call.Name, Arguments: call.Arguments, Risk: string(tool.RiskRead),
 			Reason: "the agent asks", Question: &q, Timeout: timeout, DefaultDecision: event.DecisionDeny,
 		})

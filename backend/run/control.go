@@ -291,7 +291,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, node string) CommandRes
 		return rejected(CodeInvalidState, "agent %s: %v", src.agent.Name, err)
 	}
 	id := s.cfg.NewID("run")
-	st := newRunState(id)
+	st := s.newRun(id)
 	st.model, st.unattended = m, created.Unattended
 	st.env = s.envFor(id, created.Workspace)
 	history := src.request() // repaired: calls without results get one

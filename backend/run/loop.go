@@ -203,10 +203,17 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 		Kind: event.KindLLM, Parent: a.st.root, After: after,
 		Label: "model call " + strconv.Itoa(step), Step: step, Model: a.st.model.Model,
 	})
-	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: s.offered(a.st.agent)}
-	provider := a.st.model.Provider
+	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: offered(a.st.registry, a.st.agent)}
+	var picks map[int][]picture
+	if a.st.agent.SendImages {
+		picks = a.st.picked(req.Messages)
+	}
+	provider, artifacts := a.st.model.Provider, a.st.env.Artifacts
 	a.flushLocked() // the node is visible while the model thinks
 	a.mu.Unlock()
+	req.Messages = withImages(req.Messages, picks, artifacts, func(f string, args ...any) {
+		s.cfg.Logf("run %s: "+f, append([]any{a.st.id}, args...)...)
+	})
 
 	var resp *llm.Response
 	var err error
@@ -250,7 +257,7 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 		cost, _ = s.cfg.Price(model, resp.Usage)
 	}
 	a.emit(event.NodeFinished, node, event.NodeFinishedData{
-		Status: event.NodeSucceeded, Text: resp.Text, ToolCalls: calls, StopReason: resp.StopReason, DurationMS: dur, CostUSD: cost,
+		Status: event.NodeSucceeded, Text: resp.Text, ToolCalls: calls, StopReason: resp.StopReason, DurationMS: dur, CostUSD: cost, Model: resp.Model,
 		Usage: &event.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, CachedTokens: resp.Usage.CachedTokens},
 	})
 	return nil
@@ -295,8 +302,8 @@ func backoff(attempt int, err error) time.Duration {
 	return min(jitter, maxWait)
 }
 
-func (s *Service) toolSpecs(names []string) []llm.ToolSpec {
-	specs := s.cfg.Tools.Specs(names...)
+func toolSpecs(reg Tools, names []string) []llm.ToolSpec {
+	specs := reg.Specs(names...)
 	out := make([]llm.ToolSpec, len(specs))
 	for i, sp := range specs {
 		out[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Schema: sp.Schema}
@@ -335,7 +342,7 @@ const endToolsTimeout = time.Minute
 func (s *Service) endTools(ctx context.Context, a *active, env tool.Env) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endToolsTimeout)
 	defer cancel()
-	arts, err := s.cfg.Tools.EndRun(ctx, env)
+	arts, err := a.st.registry.EndRun(ctx, env)
 	if err != nil {
 		s.cfg.Logf("run %s: end tools: %v", env.RunID, err)
 	}

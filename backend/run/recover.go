@@ -29,6 +29,17 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 		if s.lookup(r.ID) != nil || r.ImportedFrom != "" {
 			continue // driven already, or a recording: history, never resumed
 		}
+		if r.ReplayOf != "" {
+			// A replay's model and tools come from its recording, which is
+			// not at hand after a restart: resuming would hand the run to the
+			// agent's real model. It ends, saying how to go on.
+			if err := s.endReplay(ctx, r); errors.Is(err, ErrDriven) {
+				continue
+			} else if err != nil {
+				return n, err
+			}
+			continue
+		}
 		if err := s.resume(ctx, r); errors.Is(err, ErrDriven) {
 			continue // another live process drives it: leave it alone
 		} else if err != nil {
@@ -45,12 +56,26 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// endReplay fails a replay that a previous process left active, unless
+// another live process drives it.
+func (s *Service) endReplay(ctx context.Context, r store.Run) error {
+	if err := s.acquire(ctx, r.ID); err != nil {
+		return err
+	}
+	defer s.release(r.ID)
+	_, err := s.cfg.Store.Append(ctx, event.New(r.ID, event.RunStatus, "", event.RunStatusData{
+		Status: string(Failed), Reason: "replay interrupted",
+		Error: "Steward stopped during this replay, and a replay cannot be resumed: replay run " + r.ReplayOf + " again, or fork this run to go on with the live model.",
+	}))
+	return err
+}
+
 func (s *Service) resume(ctx context.Context, r store.Run) error {
 	evs, err := s.allEvents(ctx, r.ID)
 	if err != nil {
 		return err
 	}
-	st := newRunState(r.ID)
+	st := s.newRun(r.ID)
 	var created event.RunCreatedData
 	for _, ev := range evs {
 		if ev.Type == event.RunCreated {

@@ -190,6 +190,26 @@ type StartParams struct {
 	Rules []policy.Rule
 	// ReplayOf is the recorded run this run replays, if any.
 	ReplayOf string
+	// Runtime, when set, drives this run instead of the Service's own
+	// model, tools and approver: a replay plays them from a recording.
+	Runtime *Runtime
+}
+
+// Runtime is what a run is driven with. Every field must be set. A run
+// with a Runtime decides by its agent's rules alone: the global rules and
+// the grants saved since its recording would decide otherwise than it did.
+type Runtime struct {
+	Model    Model
+	Tools    Tools
+	Approver Approver
+}
+
+// newRun is the state of a new or resumed run, served by the Service's own
+// tools and approver.
+func (s *Service) newRun(id string) *runState {
+	st := newRunState(id)
+	st.registry, st.approver = s.cfg.Tools, s.cfg.Approver
+	return st
 }
 
 // effective returns the agent as the run uses it: the run's mode when it
@@ -251,8 +271,16 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	if strings.TrimSpace(p.Workspace) == "" {
 		return store.Run{}, fmt.Errorf("%w: workspace is empty", ErrInvalid)
 	}
+	rt := p.Runtime
+	if rt != nil && (rt.Model.Provider == nil || rt.Tools == nil || rt.Approver == nil) {
+		return store.Run{}, fmt.Errorf("start run: a runtime needs a model, tools and an approver")
+	}
+	reg := s.cfg.Tools
+	if rt != nil {
+		reg = rt.Tools
+	}
 	for _, t := range p.BreakBefore {
-		if _, ok := s.cfg.Tools.Lookup(t); !ok {
+		if _, ok := reg.Lookup(t); !ok {
 			return store.Run{}, fmt.Errorf("%w: break_before: unknown tool %q", ErrInvalid, t)
 		}
 	}
@@ -262,13 +290,19 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	if err := policy.ValidateRules(p.Rules); err != nil {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	p.Agent = effective(p.Agent, p.Mode, p.Rules, s.cfg.Rules)
+	global := s.cfg.Rules
+	if rt != nil {
+		global = nil
+	}
+	p.Agent = effective(p.Agent, p.Mode, p.Rules, global)
 	root, err := workspace.Open(p.Workspace)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	m, err := s.cfg.Models.Resolve(ctx, p.Agent)
-	if err != nil {
+	var m Model
+	if rt != nil {
+		m = rt.Model
+	} else if m, err = s.cfg.Models.Resolve(ctx, p.Agent); err != nil {
 		return store.Run{}, fmt.Errorf("%w: agent %s: %v", ErrInvalid, p.Agent.Name, err)
 	}
 	spec, err := json.Marshal(p.Agent)
@@ -283,7 +317,10 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		limits = raise(limits, *p.Limits)
 	}
 	id := s.cfg.NewID("run")
-	st := newRunState(id)
+	st := s.newRun(id)
+	if rt != nil {
+		st.registry, st.approver, st.noGrants = rt.Tools, rt.Approver, true
+	}
 	st.model, st.unattended = m, p.Unattended
 	st.env = tool.Env{RunID: id, Workspace: root.Path(), Artifacts: s.artifactsDir(id)}
 	created := event.RunCreatedData{

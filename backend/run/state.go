@@ -22,6 +22,16 @@ type runState struct {
 	model      Model
 	env        tool.Env
 	unattended bool
+	// registry and approver serve this run: the Service's own, or a
+	// replay's (StartParams.Runtime). They do not change while it runs.
+	registry Tools
+	approver Approver
+	noGrants bool // a replay: saved grants are not looked up
+	// pictures are the images each tool node produced (images.go), and
+	// resultNode the node that answered each tool call: a model that takes
+	// images is sent the latest ones with their results.
+	pictures   map[string][]picture
+	resultNode map[string]string
 
 	// ---- folded from events ----
 	agent       agent.Agent
@@ -102,6 +112,8 @@ func (r *runState) apply(ev event.Event) {
 			r.limits = limitsOf(r.agent)
 			r.limits.MaxSteps = d.MaxSteps
 		}
+	case event.ArtifactCreated:
+		r.notePicture(ev)
 	case event.RunBreakpoints:
 		var d event.RunBreakpointsData
 		_ = ev.Decode(&d)
@@ -214,6 +226,12 @@ func (r *runState) finishNode(node string, d event.NodeFinishedData) {
 			return
 		}
 		t.finished = true
+		if len(r.pictures[node]) > 0 {
+			if r.resultNode == nil {
+				r.resultNode = map[string]string{}
+			}
+			r.resultNode[c.ID] = node
+		}
 		r.messages = append(r.messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID,
 			Text: modelText(tool.Result{Output: d.Output, IsError: d.IsError, Code: d.Code}), IsError: d.IsError})
 		r.calls = append(r.calls[:i:i], r.calls[i+1:]...)

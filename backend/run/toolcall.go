@@ -26,7 +26,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	call, ts := act.call, act.tool
 	resolve := a.resolve
 	a.resolve = ""
-	spec, known := s.cfg.Tools.Lookup(call.Name)
+	spec, known := a.st.registry.Lookup(call.Name)
 	if ts == nil || resolve != "" {
 		// A new node: the first try, or the person's retry or skip of an
 		// interrupted call.
@@ -81,7 +81,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		if !known || !slices.Contains(tools, call.Name) {
 			return end(event.NodeFailed, tool.Errorf(tool.CodeUnknownTool, fmt.Sprintf("unknown tool %q; this agent can use: %v", call.Name, tools)))
 		}
-		if res, ok := s.cfg.Tools.Validate(call.Name, call.Arguments); !ok {
+		if res, ok := a.st.registry.Validate(call.Name, call.Arguments); !ok {
 			return end(event.NodeFailed, res)
 		}
 		err := s.screen(ctx, a)
@@ -150,7 +150,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	if err := a.sync(); err != nil {
 		return broken(fmt.Errorf("record before %s: %w", call.Name, err))
 	}
-	res, err := s.cfg.Tools.Call(ctx, env, call.Name, args)
+	res, err := a.st.registry.Call(ctx, env, call.Name, args)
 	if exec {
 		a.files.watcher.Flush() // the command's last writes are reported as its own
 	}
@@ -189,7 +189,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 
 // startToolLocked opens the node of a tool call; mu must be held.
 func (s *Service) startToolLocked(a *active, call llm.ToolCall, retryOf string) {
-	spec, _ := s.cfg.Tools.Lookup(call.Name)
+	spec, _ := a.st.registry.Lookup(call.Name)
 	a.emitLocked(event.NodeStarted, a.st.newNode(), event.NodeStartedData{
 		Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM}, Label: call.Name,
 		Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: string(spec.Risk), RetryOf: retryOf,
@@ -199,17 +199,17 @@ func (s *Service) startToolLocked(a *active, call llm.ToolCall, retryOf string) 
 // offered returns the specs of the agent's tools the model is offered in its
 // mode: plan mode offers read tools only. No names offers no tools (the
 // registry's Specs would return them all).
-func (s *Service) offered(ag agent.Agent) []llm.ToolSpec {
+func offered(reg Tools, ag agent.Agent) []llm.ToolSpec {
 	out := make([]string, 0, len(ag.Tools))
 	for _, name := range ag.Tools {
-		if spec, ok := s.cfg.Tools.Lookup(name); ok && policy.Offered(ag.Mode, spec.Risk) {
+		if spec, ok := reg.Lookup(name); ok && policy.Offered(ag.Mode, spec.Risk) {
 			out = append(out, name)
 		}
 	}
 	if len(out) == 0 {
 		return nil
 	}
-	return s.toolSpecs(out)
+	return toolSpecs(reg, out)
 }
 
 func artifactData(a tool.Artifact) event.ArtifactCreatedData {

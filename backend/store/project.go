@@ -20,8 +20,8 @@ const (
 		SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->5 FROM json_each(jsonb(?))`
 	qLastSeq   = `UPDATE runs SET last_seq = ?, updated_at = ? WHERE id = ?`
 	qInsertRun = `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
-			provider, model, demo, unattended, max_steps, created_at, updated_at, forked_from)
-			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			provider, model, demo, unattended, max_steps, created_at, updated_at, forked_from, replay_of)
+			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qRunStatus  = `UPDATE runs SET status = ?, reason = ?, error = ?, next = ? WHERE id = ?`
 	qCancelOpen = `UPDATE interactions SET status = 'cancelled', answered_at = ?
 				WHERE run_id = ? AND status = 'pending'`
@@ -77,7 +77,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		}
 		_, err := tx.ExecContext(ctx, qInsertRun,
 			ev.RunID, d.Agent.ID, d.Agent.Name, d.Instructions, d.Workspace, d.Mode,
-			d.Agent.Provider, d.Agent.Model, d.Agent.Demo, d.Unattended, d.MaxSteps, ev.TS, ev.TS, forkedFrom(d.ForkedFrom))
+			d.Agent.Provider, d.Agent.Model, d.Agent.Demo, d.Unattended, d.MaxSteps, ev.TS, ev.TS, forkedFrom(d.ForkedFrom), d.ReplayOf)
 		return err
 
 	case event.RunStatus:

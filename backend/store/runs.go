@@ -42,19 +42,22 @@ type Run struct {
 	// imported from a recording (read-only); empty for a run of this
 	// machine.
 	ImportedFrom string
+	// ReplayOf is the id of the recorded run this run replays; empty for a
+	// run that is not a replay.
+	ReplayOf string
 }
 
 const runCols = `r.id, r.agent_id, r.agent_name, r.status, r.reason, r.error, r.instructions, r.workspace, r.mode,
 	r.provider, r.model, r.demo, r.unattended, r.max_steps, r.created_at, r.updated_at, r.last_seq, r.steps,
 	r.input_tokens, r.output_tokens, r.cached_tokens, r.cost_usd,
 	CASE WHEN r.imported_from = '' THEN (SELECT COUNT(*) FROM interactions i WHERE i.run_id = r.id AND i.status = 'pending') ELSE 0 END,
-	r.next, r.forked_from, r.imported_from`
+	r.next, r.forked_from, r.imported_from, r.replay_of`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	err := row.Scan(&r.ID, &r.AgentID, &r.AgentName, &r.Status, &r.Reason, &r.Error, &r.Instructions, &r.Workspace,
 		&r.Mode, &r.Provider, &r.Model, &r.Demo, &r.Unattended, &r.MaxSteps, &r.CreatedAt, &r.UpdatedAt, &r.LastSeq,
-		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.CostUSD, &r.PendingApprovals, &r.Next, &r.ForkedFrom, &r.ImportedFrom)
+		&r.Steps, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.CostUSD, &r.PendingApprovals, &r.Next, &r.ForkedFrom, &r.ImportedFrom, &r.ReplayOf)
 	return r, err
 }
 

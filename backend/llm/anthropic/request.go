@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -62,6 +63,9 @@ func (p *Provider) buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 // message, tool results first; in particular a user message right after tool
 // results joins them, after the results.
 //
+// A tool message's images go in its tool_result, after the result text; a
+// user message's images are image blocks after its text.
+//
 // The API rejects empty text blocks, and messages without blocks, so empty
 // texts are left out and a message left with nothing is dropped.
 type conversation struct {
@@ -69,10 +73,16 @@ type conversation struct {
 }
 
 func (c *conversation) add(m llm.Message) error {
+	if err := m.ValidateImages(); err != nil {
+		return err
+	}
 	switch m.Role {
 	case llm.RoleUser:
 		if m.Text != "" {
 			c.appendUser(sdk.NewTextBlock(m.Text))
+		}
+		for _, img := range m.Images {
+			c.appendUser(imageBlock(img))
 		}
 	case llm.RoleTool:
 		if m.ToolCallID == "" {
@@ -81,6 +91,9 @@ func (c *conversation) add(m llm.Message) error {
 		result := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID, IsError: param.NewOpt(m.IsError)}
 		if m.Text != "" {
 			result.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Text}}}
+		}
+		for _, img := range m.Images {
+			result.Content = append(result.Content, sdk.ToolResultBlockParamContentUnion{OfImage: imageBlock(img).OfImage})
 		}
 		c.appendUser(sdk.ContentBlockParamUnion{OfToolResult: &result})
 	case llm.RoleAssistant:
@@ -130,6 +143,11 @@ func (c *conversation) last() *sdk.MessageParam {
 		return nil
 	}
 	return &c.messages[len(c.messages)-1]
+}
+
+// imageBlock is an image block with the image's bytes as a base64 source.
+func imageBlock(img llm.Image) sdk.ContentBlockParamUnion {
+	return sdk.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data))
 }
 
 // toolInput is the input of a tool_use block, which the API requires to be a

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -14,6 +15,10 @@ import (
 
 // buildParams maps an llm.Request onto Chat Completions parameters. A request
 // the provider cannot express is an *llm.Error of kind llm.ErrInvalid.
+//
+// Images are image_url parts holding data URLs. A tool message's content can
+// only be text, so the images of a run of tool messages follow the run in
+// one user message, each tool call's images after a text part naming it.
 func (p *Provider) buildParams(req llm.Request) (oai.ChatCompletionNewParams, error) {
 	model := req.Model
 	if model == "" {
@@ -37,12 +42,27 @@ func (p *Provider) buildParams(req llm.Request) (oai.ChatCompletionNewParams, er
 	if req.System != "" {
 		params.Messages = append(params.Messages, oai.SystemMessage(req.System))
 	}
+	// toolImages gathers the images of a run of tool messages, which go in
+	// one user message after the run: a tool message's content may only be
+	// text.
+	var toolImages []oai.ChatCompletionContentPartUnionParam
 	for i, m := range req.Messages {
+		if m.Role != llm.RoleTool && len(toolImages) > 0 {
+			params.Messages = append(params.Messages, oai.UserMessage(toolImages))
+			toolImages = nil
+		}
 		msg, err := messageParam(m)
 		if err != nil {
 			return oai.ChatCompletionNewParams{}, invalidf("message %d: %v", i, err)
 		}
 		params.Messages = append(params.Messages, msg)
+		if m.Role == llm.RoleTool && len(m.Images) > 0 {
+			toolImages = append(toolImages, oai.TextContentPart(fmt.Sprintf("Images from the result of tool call %s:", m.ToolCallID)))
+			toolImages = append(toolImages, imageParts(m.Images)...)
+		}
+	}
+	if len(toolImages) > 0 {
+		params.Messages = append(params.Messages, oai.UserMessage(toolImages))
 	}
 
 	for _, t := range req.Tools {
@@ -60,9 +80,19 @@ func (p *Provider) buildParams(req llm.Request) (oai.ChatCompletionNewParams, er
 }
 
 func messageParam(m llm.Message) (oai.ChatCompletionMessageParamUnion, error) {
+	if err := m.ValidateImages(); err != nil {
+		return oai.ChatCompletionMessageParamUnion{}, err
+	}
 	switch m.Role {
 	case llm.RoleUser:
-		return oai.UserMessage(m.Text), nil
+		if len(m.Images) == 0 {
+			return oai.UserMessage(m.Text), nil
+		}
+		var parts []oai.ChatCompletionContentPartUnionParam
+		if m.Text != "" {
+			parts = append(parts, oai.TextContentPart(m.Text))
+		}
+		return oai.UserMessage(append(parts, imageParts(m.Images)...)), nil
 	case llm.RoleTool:
 		if m.ToolCallID == "" {
 			return oai.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool message without tool_call_id")
@@ -94,6 +124,16 @@ func messageParam(m llm.Message) (oai.ChatCompletionMessageParamUnion, error) {
 		return oai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	}
 	return oai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// imageParts are image_url content parts holding the images as data URLs.
+func imageParts(images []llm.Image) []oai.ChatCompletionContentPartUnionParam {
+	parts := make([]oai.ChatCompletionContentPartUnionParam, 0, len(images))
+	for _, img := range images {
+		url := "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+		parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	return parts
 }
 
 // argumentsString is the wire form of tool call arguments: a JSON text in a

@@ -7,7 +7,7 @@
 // gen-ai-agent-spans.md, status Development): gen_ai.provider.name (which
 // replaced gen_ai.system in v1.37), gen_ai.operation.name, gen_ai.request.model,
 // gen_ai.usage.input_tokens / output_tokens / cache_read.input_tokens,
-// gen_ai.response.finish_reasons, gen_ai.agent.name / id / description,
+// gen_ai.response.finish_reasons, gen_ai.response.model, gen_ai.agent.name / id / description,
 // gen_ai.conversation.id, gen_ai.tool.name / type / call.id, and the opt-in
 // content attributes gen_ai.input.messages, gen_ai.output.messages,
 // gen_ai.system_instructions, gen_ai.tool.call.arguments / result. What the
@@ -353,6 +353,7 @@ func (b *builder) nodeFinished(e event.Event, d event.NodeFinishedData) error {
 		if d.StopReason != "" {
 			n.attr(strsAttr("gen_ai.response.finish_reasons", []string{d.StopReason}))
 		}
+		n.attr(appendStr(nil, "gen_ai.response.model", d.Model)...)
 		if d.CostUSD > 0 {
 			n.attr(doubleAttr("steward.cost_usd", d.CostUSD))
 			b.cost += d.CostUSD

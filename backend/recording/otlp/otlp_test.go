@@ -59,7 +59,7 @@ func scriptedRun() ([]event.Event, times) {
 		{ID: "call_c", Name: "write_file", Arguments: json.RawMessage(`{"path":"/etc/hosts"}`)},
 	}
 	b := s.add(900, event.NodeFinished, "n3", event.NodeFinishedData{Status: event.NodeSucceeded, Text: "Let me look.", ToolCalls: calls,
-		StopReason: "tool_calls", Usage: &event.Usage{InputTokens: 1200, OutputTokens: 80, CachedTokens: 1000}, DurationMS: 3200, CostUSD: 0.0125})
+		StopReason: "tool_calls", Model: "claude-sonnet-4-5-20250929", Usage: &event.Usage{InputTokens: 1200, OutputTokens: 80, CachedTokens: 1000}, DurationMS: 3200, CostUSD: 0.0125})
 	tm["n3"] = [2]int64{a, b}
 
 	ta := s.add(2, event.NodeStarted, "n4", event.NodeStartedData{Kind: event.KindTool, Parent: "n3", After: []string{"n3"}, Label: "read_file", Tool: "read_file", CallID: "call_a", Arguments: calls[0].Arguments, Risk: "read"})
@@ -195,11 +195,11 @@ func TestTracesScriptedRun(t *testing.T) {
 		{"n3", "chat claude-sonnet-4-5", "n1", kindClient, map[string]string{
 			"gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5",
 			"gen_ai.usage.input_tokens": "1200", "gen_ai.usage.output_tokens": "80", "gen_ai.usage.cache_read.input_tokens": "1000",
-			"gen_ai.response.finish_reasons": "[tool_calls]", "steward.cost_usd": "0.0125", "steward.tool_calls": "3", "steward.step": "1",
+			"gen_ai.response.finish_reasons": "[tool_calls]", "gen_ai.response.model": "claude-sonnet-4-5-20250929", "steward.cost_usd": "0.0125", "steward.tool_calls": "3", "steward.step": "1",
 			"gen_ai.input.messages": "", "gen_ai.output.messages": "",
 		}},
 		{"n7", "chat claude-sonnet-4-5", "n1", kindClient, map[string]string{
-			"gen_ai.usage.input_tokens": "2000", "gen_ai.response.finish_reasons": "[end_turn]", "steward.step": "2",
+			"gen_ai.usage.input_tokens": "2000", "gen_ai.response.finish_reasons": "[end_turn]", "steward.step": "2", "gen_ai.response.model": "",
 		}},
 		{"n4", "execute_tool read_file", "n3", kindInternal, map[string]string{
 			"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read_file", "gen_ai.tool.call.id": "call_a",

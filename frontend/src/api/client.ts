@@ -23,6 +23,7 @@ import type {
   ProviderName,
   ProviderTest,
   ProviderUpdate,
+  ReplayRequest,
   RestoreResult,
   Run,
   Settings,
@@ -168,6 +169,10 @@ export function createApi(opts: ClientOptions = {}) {
       (await request<{ runs: Run[] }>("GET", "/runs" + query(params))).runs,
     run: (id: string) => request<Run>("GET", `/runs/${q(id)}`),
     startRun: (body: StartRun) => request<Run>("POST", "/runs", body),
+    // replayRun starts a new run that replays an ended one (201: the new
+    // run, its replay_of the id). 400 invalid (a fork, no agent definition,
+    // a bad option), 404 not_found, 409 conflict (the run is still active).
+    replayRun: (id: string, body: ReplayRequest) => request<Run>("POST", `/runs/${q(id)}/replay`, body),
     events: (id: string, after = 0, limit?: number) =>
       request<EventPage>("GET", `/runs/${q(id)}/events` + query({ after, limit })),
     // node is one node of a run's graph with its events and, for a model call, its input.

@@ -83,6 +83,9 @@ export type AgentDefinition = Omit<Agent, "provider"> & {
   // The only hosts the agent's browser may visit (globs: "*.example.com");
   // absent allows any.
   browser_domains?: string[];
+  // Send the screenshots the agent's tools take to the model as images;
+  // only for a model that accepts images.
+  send_images?: boolean;
 };
 
 export type AgentDefinitionInput = Omit<

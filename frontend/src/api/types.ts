@@ -104,13 +104,28 @@ export type Run = {
   steps: number;
   pending_approvals: number;
   usage: Usage;
-  capabilities: CommandType[]; // commands legal now, e.g. ["pause", "steer", "cancel", "fork"]
+  capabilities: Capability[]; // what is possible now, e.g. ["pause", "steer", "cancel", "fork"]
   next?: Next; // set while the run is paused
   forked_from?: string; // the run this one was forked from
   // A run imported from a recording (read-only): the id it had where it was
   // recorded.
   imported_from?: string;
+  // A replay: the run it replays. From the Replay button, a run of this
+  // Steward; from `steward replay FILE`, the recorded id, which may not
+  // exist here.
+  replay_of?: string;
 };
+
+// Capability is what a run can do now: a command, or "replay" (POST
+// /runs/{id}/replay), which an ended run that is not a fork can.
+export type Capability = CommandType | "replay";
+
+// POST /runs/{id}/replay; every field is optional. tools "recorded" (the
+// default) takes tool results from the recording, "live" runs the tools for
+// real; live_from N > 0 sends model call N onward to the agent's real model;
+// workspace "" is a fresh folder under Steward's home.
+export type ReplayRequest = { tools?: ReplayTools; live_from?: number; workspace?: string };
+export type ReplayTools = "recorded" | "live";
 
 export type StartRun = {
   agent: string;
@@ -275,7 +290,8 @@ export type EventType =
   | "run.plan"
   | "file.changed"
   | "artifact.created"
-  | "run.breakpoints";
+  | "run.breakpoints"
+  | "replay.diverged";
 
 export type Event = {
   run_id: string;
@@ -318,6 +334,12 @@ export type RunCreatedData = {
   history?: Message[];
   replay_of?: string; // the recorded run this one replays (steward replay)
 };
+
+// replay.diverged (node_id ""): the first difference between what a replay
+// sent the model at model call step and what its recording sent there;
+// field says where in the request. Information, not a failure: the run
+// goes on.
+export type ReplayDivergedData = { step: number; field: string; recorded: string; got: string };
 
 export type RunStatusData = { status: RunStatus; reason?: string; error?: string; next?: Next };
 

@@ -1,6 +1,7 @@
 import "../features/transcript/transcript.css";
 import "./player.css";
 import { DecisionsFold } from "../features/audit/DecisionsFold";
+import { DivergenceBanner } from "../features/exchange/ReplayNotice";
 import { FilesView } from "../features/files/FilesView";
 import { GraphPanel } from "../features/graph/GraphPanel";
 import { PlanPanel } from "../features/plan/PlanPanel";
@@ -40,6 +41,7 @@ export function Player({ rec, facts, playback, isEmbedded }: Props) {
           <div className={`run-view${maximised ? " run-view-maximised" : ""}`}>
             <PlayerHeader facts={facts} manifest={rec.manifest}>
               <TimelineBar playback={playback} events={rec.events} />
+              <DivergenceBanner runId={runId} />
             </PlayerHeader>
             {!maximised && <PlanPanel runId={runId} />}
             {!maximised && <PlayerBrowser runId={runId} omitted={rec.omitted} isEmbedded={isEmbedded} />}

@@ -70,6 +70,14 @@ export function PlayerHeader({ facts, manifest, children }: { facts: RunFacts; m
             </dd>
           </>
         )}
+        {facts.replayOf && (
+          <>
+            <dt>Replay of</dt>
+            <dd>
+              <code>{facts.replayOf}</code>
+            </dd>
+          </>
+        )}
         <dt>Instructions</dt>
         <dd className="player-instructions" data-testid="run-instructions">
           <Instructions text={facts.instructions} />

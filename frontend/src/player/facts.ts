@@ -24,6 +24,7 @@ export type RunFacts = {
   outputTokens: number;
   costUsd: number;
   forkedFrom?: string;
+  replayOf?: string; // a replay: the run it replays
 };
 
 // runFacts folds the events given (all of them, or those up to a point).
@@ -62,6 +63,7 @@ export function runFacts(events: readonly Event[], manifest?: Manifest | null): 
         f.mode = c.mode ?? "";
         f.unattended = !!c.unattended;
         f.forkedFrom = c.forked_from?.run_id ?? f.forkedFrom;
+        f.replayOf = c.replay_of || f.replayOf;
         break;
       }
       case "run.status": {
@@ -109,5 +111,6 @@ export function runOf(f: RunFacts, lastSeq: number): Run {
     usage: { input_tokens: f.inputTokens, output_tokens: f.outputTokens, cached_tokens: 0, cost_usd: f.costUsd },
     capabilities: [],
     forked_from: f.forkedFrom,
+    replay_of: f.replayOf,
   };
 }

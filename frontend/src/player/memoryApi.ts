@@ -108,6 +108,7 @@ export function createMemoryApi(rec: Recording, opts: MemoryApiOptions): Api {
         return run();
       }),
     startRun: readOnly,
+    replayRun: readOnly,
     importRecording: readOnly,
     saveExport: readOnly,
     recordingSoFar: readOnly,

@@ -367,6 +367,55 @@ describe("reduce, artifacts", () => {
   });
 });
 
+describe("reduce, replays", () => {
+  const created = {
+    type: "run.created",
+    data: { agent: { id: "ag_1", name: "demo", provider: "script", model: "" }, instructions: "go", workspace: "/r", mode: "ask", max_steps: 9, replay_of: "run_src" },
+  };
+  const diverged = (step: number, got: string) => ({
+    type: "replay.diverged",
+    node_id: "",
+    data: { step, field: "messages[4].content (tool result of call_2)", recorded: "hello", got },
+  });
+  const events = log(
+    created,
+    { type: "node.started", node_id: "n_user", data: { kind: "user", label: "Instructions", text: "go" } },
+    { type: "node.started", node_id: "n_llm1", data: { kind: "llm", label: "Model", step: 1 } },
+    { type: "node.started", node_id: "n_tool", data: { kind: "tool", label: "read_file", tool: "read_file", arguments: {}, risk: "read" } },
+    diverged(2, "hullo"),
+    { type: "node.started", node_id: "n_llm2", data: { kind: "llm", label: "Model", step: 2 } },
+    diverged(3, "something else"),
+  );
+
+  it("keeps the run a replay replays, and the first replay.diverged with the node before it", () => {
+    const t = replay(events).runs[run]!;
+    expect(t.replayOf).toBe("run_src");
+    expect(t.diverged).toEqual({
+      step: 2,
+      field: "messages[4].content (tool result of call_2)",
+      recorded: "hello",
+      got: "hullo",
+      seq: 5,
+      ts: 1004,
+      afterNode: "n_tool",
+    });
+    // The run goes on: the event is information, not a status.
+    expect(t.nodeOrder).toEqual(["n_user", "n_llm1", "n_tool", "n_llm2"]);
+    expect(t.status).toBeUndefined();
+  });
+
+  it("builds the same divergence in one batch, as the replay page does", async () => {
+    const { reduceBatch } = await import("./reducer");
+    expect(reduceBatch(emptyStream, events)).toEqual(replay(events));
+  });
+
+  it("has no divergence before one, and takes a value that is not a string as its JSON", () => {
+    expect(replay(events.slice(0, 4)).runs[run]!.diverged).toBeUndefined();
+    const odd = log({ type: "replay.diverged", data: { step: 1, field: "tools", recorded: ["a"], got: null } });
+    expect(replay(odd).runs[run]!.diverged).toMatchObject({ step: 1, recorded: '["a"]', got: "", afterNode: undefined });
+  });
+});
+
 describe("reduceBatch", () => {
   it("builds the same state as one event at a time, without changing its input", async () => {
     const { bigRunEvents } = await import("../test/bigRun");

@@ -27,6 +27,7 @@ import type {
   RunCreatedData,
   RunForkedData,
   RunPlanData,
+  ReplayDivergedData,
   RunStatus,
   RunStatusData,
   ToolCall,
@@ -85,6 +86,11 @@ export type DecisionRecord =
 // call's screenshot, or the browser's recording; nodeId is the call's node,
 // absent for what the run produced as it ended.
 export type ArtifactRecord = ArtifactCreatedData & { seq: number; ts: number; nodeId?: string };
+
+// Divergence is where a replay first sent the model something other than
+// its recording did (replay.diverged); afterNode is the node that started
+// last before it, which places it in the transcript.
+export type Divergence = ReplayDivergedData & { seq: number; ts: number; afterNode?: string };
 
 // Plan is the run's plan: the steps of its latest run.plan.
 export type Plan = { nodeId?: string; seq: number; ts: number; steps: PlanStep[] };
@@ -158,6 +164,10 @@ export type RunTranscript = {
   // A fork: where it branched from and the conversation it carries over.
   forkedFrom?: NodeRef;
   history?: Message[];
+  // A replay: the run it replays (run.created), and the first difference
+  // from its recording, once there is one.
+  replayOf?: string;
+  diverged?: Divergence;
   // The runs forked from this one, in the order they were made.
   forks: RunForkedData[];
   // The tools the run pauses before (run.created, then run.breakpoints).
@@ -283,6 +293,7 @@ function apply(d: Draft, e: Event): void {
       t.unattended = !!c.unattended;
       t.forkedFrom = c.forked_from;
       t.history = c.history;
+      t.replayOf = c.replay_of || undefined;
       t.breakBefore = c.break_before ?? [];
       return;
     }
@@ -355,6 +366,10 @@ function apply(d: Draft, e: Event): void {
     case "artifact.created":
       addArtifact(d, e, data as Partial<ArtifactCreatedData>);
       return;
+    case "replay.diverged":
+      // Recorded once; should another come, the first difference is the one that explains the rest.
+      if (!t.diverged) t.diverged = divergence(e, data as Partial<ReplayDivergedData>, t.nodeOrder);
+      return;
     default:
       // A type this UI does not know: the log stays readable, the view unchanged.
       return;
@@ -377,6 +392,19 @@ function addArtifact(d: Draft, e: Event, c: Partial<ArtifactCreatedData>): void 
   };
   d.t.artifacts = [...d.t.artifacts, a];
   updateNode(d, a.nodeId, (n) => ({ ...n, artifacts: [...(n.artifacts ?? []), a] }));
+}
+
+function divergence(e: Event, c: Partial<ReplayDivergedData>, order: readonly string[]): Divergence {
+  const text = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+  return {
+    step: typeof c.step === "number" ? c.step : 0,
+    field: text(c.field),
+    recorded: text(c.recorded),
+    got: text(c.got),
+    seq: e.seq,
+    ts: e.ts,
+    afterNode: order[order.length - 1],
+  };
 }
 
 function startNode(d: Draft, id: string, ts: number, c: NodeStartedData): void {

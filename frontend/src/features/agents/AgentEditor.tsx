@@ -183,6 +183,18 @@ function EditorForm({ id, catalog, initial, onSaved, onCancel }: FormProps) {
             </Field>
           </div>
         )}
+        {f.provider !== "script" && (
+          <div className="field">
+            <label className="check-label">
+              <input id={fid("send_images")} type="checkbox" checked={f.send_images} onChange={(e) => set("send_images", e.target.checked)} {...mark("send_images")} />
+              Send screenshots to the model as images
+            </label>
+            <p className="hint muted">
+              Only for models that accept images (GPT-4o and later, Claude 3 and later, llava…). Off: the model gets a description and a
+              reference.
+            </p>
+          </div>
+        )}
         {(f.provider === "script" || f.provider === "auto") && (
           <Field
             label="Script"

@@ -210,6 +210,37 @@ describe("AgentsPage", () => {
     await screen.findByTestId("agent-row");
   });
 
+  it("round-trips send_images: shown as saved, sent when ticked, left out when not", async () => {
+    const withImages: AgentDefinition = { ...def, provider: "openai", model: "gpt-4o", send_images: true };
+    const { sent } = renderWith(
+      <AgentsPage />,
+      agentsServer([withImages], { "PUT /agents/ag_1": (body) => [200, { ...withImages, ...(body as object) }] }),
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "Edit agent default" }));
+    const box = (await screen.findByRole("checkbox", { name: "Send screenshots to the model as images" })) as HTMLInputElement;
+    expect(box.checked).toBe(true);
+    expect(screen.getByText(/Only for models that accept images \(GPT-4o and later, Claude 3 and later, llava…\)/)).toBeTruthy();
+    fireEvent.click(screen.getByTestId("agent-save"));
+    await waitFor(() => expect(sent("PUT", "/agents/ag_1")).toHaveLength(1));
+    expect(sent("PUT", "/agents/ag_1")[0]!.body).toMatchObject({ provider: "openai", model: "gpt-4o", send_images: true });
+
+    await screen.findByTestId("agent-row");
+    fireEvent.click(screen.getByRole("button", { name: "Edit agent default" }));
+    fireEvent.click(await screen.findByRole("checkbox", { name: "Send screenshots to the model as images" }));
+    fireEvent.click(screen.getByTestId("agent-save"));
+    await waitFor(() => expect(sent("PUT", "/agents/ag_1")).toHaveLength(2));
+    expect(sent("PUT", "/agents/ag_1")[1]!.body).not.toHaveProperty("send_images");
+  });
+
+  it("offers send_images only for an agent that calls a model", async () => {
+    renderWith(<AgentsPage />, agentsServer([def]));
+    fireEvent.click(await screen.findByTestId("agent-new"));
+    const box = (await screen.findByRole("checkbox", { name: "Send screenshots to the model as images" })) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    fireEvent.change(screen.getByLabelText("Provider"), { target: { value: "script" } });
+    expect(screen.queryByRole("checkbox", { name: "Send screenshots to the model as images" })).toBeNull();
+  });
+
   it("deletes an agent only after the confirm step", async () => {
     const { sent, store } = renderWith(<AgentsPage />, agentsServer([def]));
     fireEvent.click(await screen.findByTestId("agent-delete"));

@@ -19,6 +19,8 @@ export type AgentForm = {
   provider: AgentProvider;
   model: string;
   base_url: string;
+  // Screenshots go to the model as images (a model that accepts them).
+  send_images: boolean;
   script: string;
   system_prompt: string;
   tools: string[];
@@ -56,6 +58,7 @@ export function newForm(catalog: readonly ToolSpec[]): AgentForm {
     provider: "auto",
     model: "",
     base_url: "",
+    send_images: false,
     script: "",
     system_prompt: "",
     tools: catalog.filter((t) => t.risk === "read").map((t) => t.name),
@@ -79,6 +82,7 @@ export function formOf(a: AgentDefinition): AgentForm {
     provider: a.provider,
     model: a.model ?? "",
     base_url: a.base_url ?? "",
+    send_images: !!a.send_images,
     script: a.script ?? "",
     system_prompt: a.system_prompt ?? "",
     tools: [...(a.tools ?? [])],
@@ -128,6 +132,7 @@ export function toInput(f: AgentForm): Built {
     max_steps: steps,
   };
   if (usesModel && f.base_url.trim()) input.base_url = f.base_url.trim();
+  if (usesModel && f.send_images) input.send_images = true;
   if (f.script.trim()) input.script = f.script.trim();
   if (f.rules.length > 0) {
     input.rules = f.rules.map((r) => (r.match.trim() ? { effect: r.effect, tool: r.tool, match: r.match.trim() } : { effect: r.effect, tool: r.tool }));
@@ -153,6 +158,7 @@ const fields: readonly FieldName[] = [
   "provider",
   "model",
   "base_url",
+  "send_images",
   "script",
   "system_prompt",
   "tools",

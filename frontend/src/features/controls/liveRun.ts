@@ -4,7 +4,7 @@
 // copy's capabilities, which the server computes, and a disabled control
 // explains itself by the status those capabilities belong to.
 
-import type { CommandType, Next, Run, RunStatus } from "../../api/types";
+import type { Capability, CommandType, Next, Run, RunStatus } from "../../api/types";
 import { terminalStatuses, type RunTranscript } from "../../store/reducer";
 
 export type LiveRun = {
@@ -12,7 +12,7 @@ export type LiveRun = {
   reason?: string;
   next?: Next;
   // The REST copy's: empty until the run is fetched.
-  capabilities: readonly CommandType[];
+  capabilities: readonly Capability[];
   capsStatus: RunStatus;
   capsInterrupted: boolean;
 };

@@ -58,6 +58,7 @@ export function RunList() {
   const [query, setQuery] = useState("");
   const [status, setStatus] = useState<StatusFilter>("all");
   const shown = useMemo(() => filterRuns(runs, query, status), [runs, query, status]);
+  const ids = useMemo(() => new Set(runs.map((r) => r.id)), [runs]);
   const clear = () => {
     setQuery("");
     setStatus("all");
@@ -98,7 +99,7 @@ export function RunList() {
         <ul>
           {shown.map((r) => (
             <li key={r.id}>
-              <RunItem run={r} selected={r.id === selected} now={now} onSelect={select} />
+              <RunItem run={r} selected={r.id === selected} now={now} onSelect={select} replayHere={!!r.replay_of && ids.has(r.replay_of)} />
             </li>
           ))}
         </ul>
@@ -107,11 +108,12 @@ export function RunList() {
   );
 }
 
-type ItemProps = { run: Run; selected: boolean; now: number; onSelect: (id: string) => void };
+// replayHere: the run a replay replays is in the list (else it was recorded elsewhere).
+type ItemProps = { run: Run; selected: boolean; now: number; onSelect: (id: string) => void; replayHere?: boolean };
 
 // A paused run waits for a person as much as an approval does: its item is
 // marked and says why it paused.
-function RunItem({ run, selected, now, onSelect }: ItemProps) {
+function RunItem({ run, selected, now, onSelect, replayHere }: ItemProps) {
   const paused = run.status === "paused";
   return (
     <button
@@ -138,6 +140,11 @@ function RunItem({ run, selected, now, onSelect }: ItemProps) {
       {paused && !run.imported_from && <span className="run-paused-reason">Paused: {run.reason || "waiting to continue"}</span>}
       {run.imported_from && <span className="run-fork-of">imported recording of {run.imported_from}</span>}
       {run.forked_from && <span className="run-fork-of">fork of {run.forked_from}</span>}
+      {run.replay_of && (
+        <span className="run-fork-of" data-testid="replay-marker" title={replayHere ? `Replays run ${run.replay_of}` : "recorded elsewhere"}>
+          replay of {run.replay_of}
+        </span>
+      )}
     </button>
   );
 }

@@ -13,6 +13,8 @@ import { useCommand } from "../controls/useCommand";
 import { DecisionsFold } from "../audit/DecisionsFold";
 import { BrowserPanel } from "../browser/BrowserPanel";
 import { ExportMenu } from "../exchange/ExportMenu";
+import { ReplayButton } from "../exchange/ReplayDialog";
+import { DivergenceBanner, ReplayOf } from "../exchange/ReplayNotice";
 import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
@@ -82,7 +84,9 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
             imported
           </span>
         )}
+        <ReplayOf runId={runId} />
         <span className="spacer" />
+        <ReplayButton runId={runId} />
         <ExportMenu runId={runId} />
         {!imported && <RunControls runId={runId} live={live} send={send} busy={busy} />}
       </div>
@@ -108,6 +112,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
         )}
       </dl>
       )}
+      {!compact && <DivergenceBanner runId={runId} />}
       {!imported && <PausedBanner live={live} send={send} busy={busy} />}
       {!imported && !terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
       {error && (

@@ -3,6 +3,7 @@ import { useShallow } from "zustand/react/shallow";
 import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/reducer";
 import { selectRun } from "../../store/store";
+import { DivergenceRow } from "../exchange/ReplayNotice";
 import { PaneHeader } from "../../ui/PaneHeader";
 import { VirtualList, type VirtualListHandle } from "../../ui/VirtualList";
 import { CardStateContext, type CardState } from "./cardState";
@@ -17,11 +18,16 @@ import { ToolCard } from "./ToolCard";
 export const focusSearchEvent = "steward:focus-search";
 
 // Entry is one row of the transcript: what came before the nodes (the
-// instructions, or a fork's history), a node, or how the run ended.
-type Entry = { key: string; kind: "head" } | { key: string; kind: "foot" } | { key: string; kind: "node"; id: string };
+// instructions, or a fork's history), a node, where a replay diverged from
+// its recording, or how the run ended.
+type Entry =
+  | { key: string; kind: "head" }
+  | { key: string; kind: "foot" }
+  | { key: string; kind: "diverged" }
+  | { key: string; kind: "node"; id: string };
 
 // Estimated heights by kind of row, until a row is measured.
-const estimates: Record<string, number> = { head: 64, foot: 48, user: 76, llm: 120, tool: 150, agent: 52 };
+const estimates: Record<string, number> = { head: 64, foot: 48, diverged: 40, user: 76, llm: 120, tool: 150, agent: 52 };
 
 // Transcript shows a run's nodes in the order they started, then how the run
 // ended: virtualised, following the end while it streams unless the person
@@ -32,6 +38,11 @@ export function Transcript({ runId }: { runId: string }) {
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
   const hasUser = kinds.includes("user");
   const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
+  // Where a replay diverged: "" before the first node, undefined while it has not.
+  const divergedAfter = useApp((s) => {
+    const d = s.stream.runs[runId]?.diverged;
+    return d ? (d.afterNode ?? "") : undefined;
+  });
 
   const [query, setQuery] = useState("");
   const [onlyMatches, setOnlyMatches] = useState(false);
@@ -47,11 +58,16 @@ export function Transcript({ runId }: { runId: string }) {
   const entries = useMemo(() => {
     const out: Entry[] = [];
     const filter = onlyMatches && searching;
+    const diverged: Entry = { key: "diverged", kind: "diverged" };
     if (head && !filter) out.push({ key: "head", kind: "head" });
-    for (const id of order ?? []) if (!filter || hitSet.has(id)) out.push({ key: id, kind: "node", id });
+    if (divergedAfter === "" && !filter) out.push(diverged);
+    for (const id of order ?? []) {
+      if (!filter || hitSet.has(id)) out.push({ key: id, kind: "node", id });
+      if (id === divergedAfter && !filter) out.push(diverged);
+    }
     if (!filter) out.push({ key: "foot", kind: "foot" });
     return out;
-  }, [order, head, onlyMatches, searching, hitSet]);
+  }, [order, head, onlyMatches, searching, hitSet, divergedAfter]);
   const entryIndex = useMemo(() => new Map(entries.map((e, i) => [e.key, i])), [entries]);
   const kindOf = useMemo(() => new Map((order ?? []).map((id, i) => [id, kinds[i]])), [order, kinds]);
 
@@ -108,6 +124,7 @@ export function Transcript({ runId }: { runId: string }) {
       const e = entries[i]!;
       if (e.kind === "head") return forked ? <ForkHistory runId={runId} /> : <UserMessage text={instructions ?? ""} />;
       if (e.kind === "foot") return <Outcome runId={runId} />;
+      if (e.kind === "diverged") return <DivergenceRow runId={runId} />;
       const cls = e.id === currentId ? "t-row search-hit search-current" : hitSet.has(e.id) ? "t-row search-hit" : "t-row";
       return <div className={cls}>{card(kindOf.get(e.id), runId, e.id)}</div>;
     },

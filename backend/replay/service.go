@@ -1,0 +1,268 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"steward/backend/event"
+	"steward/backend/recording"
+	"steward/backend/run"
+	"steward/backend/store"
+)
+
+// Runs starts runs: the engine (run.Service).
+type Runs interface {
+	Start(ctx context.Context, p run.StartParams) (store.Run, error)
+}
+
+// Log is what the replays need of the database: the source run, its
+// events, and a place to record a replay's divergence.
+type Log interface {
+	GetRun(ctx context.Context, id string) (store.Run, error)
+	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
+	Append(ctx context.Context, ev event.Event) (event.Event, error)
+}
+
+// Blobs holds the contents of the files runs changed, by SHA-256.
+type Blobs interface {
+	Get(sum string) ([]byte, error)
+}
+
+// Config holds the collaborators of a Service.
+type Config struct {
+	Runs  Runs
+	Log   Log
+	Blobs Blobs
+	// Tools run the calls of a replay with live tools, and serve the specs.
+	Tools run.Tools
+	// Inbox opens and answers the replay's approvals, as recorded.
+	Inbox Answerer
+	// Models resolves the agent's real model, for LiveFrom.
+	Models run.Models
+	// Dir is where a replay's workspace is made when none is given.
+	Dir  string
+	Logf func(format string, args ...any)
+}
+
+// Service starts replays of recorded runs as new runs of the engine.
+type Service struct{ cfg Config }
+
+// NewService returns a Service.
+func NewService(cfg Config) *Service {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return &Service{cfg: cfg}
+}
+
+// Tools modes of a replay.
+const (
+	ToolsRecorded = "recorded" // results from the recording; nothing runs
+	ToolsLive     = "live"     // the tools run for real in the replay's workspace
+)
+
+// Params are the choices of a replay.
+type Params struct {
+	Tools string // ToolsRecorded (default) or ToolsLive
+	// LiveFrom, when positive, is the model call (from 1) from which the
+	// agent's real model answers.
+	LiveFrom int
+	// Workspace is the folder to replay in; empty makes a new one under
+	// Config.Dir.
+	Workspace string
+}
+
+func (p *Params) check() error {
+	switch p.Tools {
+	case "":
+		p.Tools = ToolsRecorded
+	case ToolsRecorded, ToolsLive:
+	default:
+		return fmt.Errorf("%w: tools is %q, not %q or %q", run.ErrInvalid, p.Tools, ToolsRecorded, ToolsLive)
+	}
+	if p.LiveFrom < 0 {
+		return fmt.Errorf("%w: live_from is %d; give the model call (from 1) that goes to the live model, or 0 for none", run.ErrInvalid, p.LiveFrom)
+	}
+	return nil
+}
+
+// Started is a replay that started.
+type Started struct {
+	Run      store.Run
+	Provider *Provider // plays the model side; its Divergence is the first found
+	Prepared Prepared  // what was put back in the workspace
+}
+
+// Replay replays run runID of the database (of this machine or imported)
+// as a new run linked to it. Errors wrapping run.ErrInvalid name what was
+// wrong; one wrapping store.ErrConflict means the run has not ended.
+func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, error) {
+	if err := p.check(); err != nil {
+		return Started{}, err
+	}
+	src, err := s.cfg.Log.GetRun(ctx, runID)
+	if err != nil {
+		return Started{}, err
+	}
+	if !run.Status(src.Status).Terminal() {
+		return Started{}, fmt.Errorf("run %s is %s: %w: replay it when it has ended", runID, src.Status, store.ErrConflict)
+	}
+	rec, err := s.load(ctx, runID)
+	if err != nil {
+		return Started{}, err
+	}
+	return s.Start(ctx, rec, p)
+}
+
+// load folds the log of run runID as a recording of it. Nothing is
+// redacted: the replay stays on this machine.
+func (s *Service) load(ctx context.Context, runID string) (*Recorded, error) {
+	var evs []event.Event
+	for after := int64(0); ; {
+		page, err := s.cfg.Log.Events(ctx, runID, after, 5000)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, page...)
+		if len(page) < 5000 {
+			break
+		}
+		after = page[len(page)-1].Seq
+	}
+	b := &recording.Bundle{Events: evs, Blobs: map[string][]byte{}}
+	for _, ev := range evs {
+		if ev.Type != event.FileChanged {
+			continue
+		}
+		var d event.FileChangedData
+		if err := ev.Decode(&d); err != nil {
+			return nil, fmt.Errorf("run %s: event %d: %w", runID, ev.Seq, err)
+		}
+		for _, sum := range []string{d.Before, d.After} {
+			if sum == "" || b.Blobs[sum] != nil {
+				continue
+			}
+			// A content the journal no longer holds is reported by
+			// PrepareWorkspace (Unknown) or by the recorded tools.
+			if data, err := s.cfg.Blobs.Get(sum); err == nil {
+				b.Blobs[sum] = data
+			}
+		}
+	}
+	rec, err := Load(b)
+	if errors.Is(err, ErrUnsupported) {
+		return nil, fmt.Errorf("%w: %w", run.ErrInvalid, err)
+	}
+	return rec, err
+}
+
+// Start replays rec as a new run of the engine: it prepares the workspace,
+// wires the recorded model (and tools, with ToolsRecorded) and answers, and
+// records the first divergence as a replay.diverged event of the new run.
+func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (Started, error) {
+	if err := p.check(); err != nil {
+		return Started{}, err
+	}
+	ws := p.Workspace
+	if ws == "" {
+		if err := os.MkdirAll(s.cfg.Dir, 0o700); err != nil {
+			return Started{}, fmt.Errorf("replay workspace: %w", err)
+		}
+		dir, err := os.MkdirTemp(s.cfg.Dir, "replay-"+filepath.Base(rec.RunID)+"-*")
+		if err != nil {
+			return Started{}, fmt.Errorf("replay workspace: %w", err)
+		}
+		ws = dir
+	} else if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return Started{}, fmt.Errorf("%w: workspace %s is not a folder", run.ErrInvalid, ws)
+	}
+	div := &divergences{log: s.cfg.Log, logf: s.cfg.Logf}
+	opts := Options{LiveFrom: p.LiveFrom, OnDivergence: div.found}
+	if p.LiveFrom > 0 {
+		m, err := s.cfg.Models.Resolve(ctx, rec.Agent)
+		if err != nil {
+			return Started{}, fmt.Errorf("%w: live_from: the agent's model: %v", run.ErrInvalid, err)
+		}
+		opts.Live = m.Provider
+	}
+	prov := NewProvider(rec, opts)
+	prep, err := PrepareWorkspace(rec, ws)
+	if err != nil {
+		return Started{}, err
+	}
+	tools := s.cfg.Tools
+	if p.Tools == ToolsRecorded {
+		// After LiveFrom the live model's calls have no recording: they
+		// run for real, in the workspace the recorded changes went to.
+		tools = NewTools(rec, s.cfg.Tools, ToolsOptions{Provider: prov, Live: p.LiveFrom > 0})
+	}
+	sp := rec.StartParams(ws)
+	m, _ := Models(rec, prov).Resolve(ctx, rec.Agent)
+	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: NewApprover(rec, s.cfg.Inbox)}
+	r, err := s.cfg.Runs.Start(ctx, sp)
+	if err != nil {
+		return Started{}, err
+	}
+	div.started(ctx, r.ID)
+	return Started{Run: r, Provider: prov, Prepared: prep}, nil
+}
+
+// divergences records a replay's first divergence in its run's log. The
+// provider may find it before Start has returned the run's id: it is then
+// held until the id is known.
+type divergences struct {
+	log  Log
+	logf func(format string, args ...any)
+
+	mu      sync.Mutex
+	runID   string
+	pending *Divergence
+}
+
+func (d *divergences) found(x Divergence) {
+	d.mu.Lock()
+	id := d.runID
+	if id == "" {
+		d.pending = &x
+	}
+	d.mu.Unlock()
+	if id != "" {
+		d.record(context.Background(), id, x)
+	}
+}
+
+func (d *divergences) started(ctx context.Context, runID string) {
+	d.mu.Lock()
+	d.runID = runID
+	x := d.pending
+	d.pending = nil
+	d.mu.Unlock()
+	if x != nil {
+		d.record(context.WithoutCancel(ctx), runID, *x)
+	}
+}
+
+func (d *divergences) record(ctx context.Context, runID string, x Divergence) {
+	_, err := d.log.Append(ctx, event.New(runID, event.ReplayDiverged, "", event.ReplayDivergedData{
+		Step: x.Step, Field: x.Field, Recorded: clip(x.Recorded), Got: clip(x.Got)}))
+	if err != nil {
+		d.logf("run %s: record the replay's divergence: %v", runID, err)
+	}
+}
+
+// clip bounds a diverging value kept in the log: a tool result may be long.
+func clip(s string) string {
+	const max = 2000
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}
