@@ -8,7 +8,9 @@ package main
 // video, and the web UI shows the screenshot and the video.
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -90,7 +92,7 @@ func TestE2EBrowserTools(t *testing.T) {
 	s.call(t, "POST", "/api/v1/agents", map[string]any{"name": "shopper", "provider": "openai", "model": "fake",
 		"tools":           []string{"browser_open", "browser_act", "browser_snapshot", "browser_screenshot"},
 		"mode":            "auto",
-		"browser_domains": []string{"127.0.0.1"}}, http.StatusCreated, nil)
+		"browser_domains": []string{"127.0.0.1"}, "send_images": true}, http.StatusCreated, nil)
 	var r struct{ ID string }
 	s.call(t, "POST", "/api/v1/runs", map[string]any{"agent": "shopper", "instructions": "order tea for Ada", "workspace": t.TempDir()}, http.StatusCreated, &r)
 
@@ -119,6 +121,7 @@ func TestE2EBrowserTools(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	s.get(t, "/api/v1/runs/"+r.ID+"/events?limit=1000", &evs)
+	checkScreenshotSent(t, ms)
 	type artifact struct{ Name, Kind, Mime, Description string }
 	var shot, video artifact
 	var outputs []string
@@ -246,4 +249,45 @@ func childChromium(pid int) []string {
 		}
 	}
 	return out
+}
+
+// checkScreenshotSent checks that the agent (send_images) sent its
+// screenshot to the model as an image, once, right after the call that
+// took it: a user message of image parts after the tool results, as the
+// OpenAI API takes them.
+func checkScreenshotSent(t *testing.T, ms *modelServer) {
+	t.Helper()
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	for i, req := range ms.reqs {
+		var images []string
+		for _, m := range req.Messages {
+			parts, _ := m.Content.([]any)
+			for _, p := range parts {
+				part, _ := p.(map[string]any)
+				if part["type"] != "image_url" {
+					continue
+				}
+				u, _ := part["image_url"].(map[string]any)["url"].(string)
+				if m.Role != "user" {
+					t.Errorf("request %d: an image in a %s message", i+1, m.Role)
+				}
+				images = append(images, u)
+			}
+		}
+		want := 0
+		if i >= 4 { // request 5 follows the screenshot; the latest pictures stay
+			want = 1
+		}
+		if len(images) != want {
+			t.Errorf("request %d sent %d images, want %d", i+1, len(images), want)
+			continue
+		}
+		for _, u := range images {
+			png, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(u, "data:image/png;base64,"))
+			if !strings.HasPrefix(u, "data:image/png;base64,") || err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Errorf("request %d: the image is not a PNG data URL: %.80s (%v)", i+1, u, err)
+			}
+		}
+	}
 }

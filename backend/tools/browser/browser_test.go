@@ -125,7 +125,8 @@ func TestDomainGuard(t *testing.T) {
 		t.Errorf("key of browser_act on the page = %q", key)
 	}
 	out := f.ok(Act, map[string]any{"action": "click", "ref": ref(t, snap, `link "Elsewhere"`)})
-	if !strings.Contains(out, "navigation to "+f.srv.other("/form")+" was refused") || !strings.Contains(out, "URL: "+f.srv.url("/links")) {
+	if !strings.Contains(out, "navigation to "+f.srv.other("/form")+" was refused") || !strings.Contains(out, "URL: "+f.srv.url("/links")) ||
+		strings.Contains(out, "asked for by a frame") {
 		t.Errorf("link out:\n%s", out)
 	}
 	// A link within the domain still works, and so does a redirect chain

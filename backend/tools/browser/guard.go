@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/target"
@@ -82,9 +83,9 @@ func quoteAll(ss []string) []string {
 }
 
 // guard answers the requests the Fetch domain paused: document requests
-// (top-level navigations, redirect hops, frames) to a host the agent may not
-// browse fail, everything else goes on. It runs until the session's context
-// ends.
+// (top-level navigations, redirect hops, frames, popups) to a host the agent
+// may not browse fail, everything else goes on. It runs until the session's
+// context ends.
 //
 // A refused navigation fails with Aborted rather than BlockedByClient: an
 // aborted navigation leaves the page where it was (the refs the model holds
@@ -98,10 +99,16 @@ func (s *session) guard(ctx context.Context, paused iter.Seq2[fetch.EventRequest
 		u, perr := url.Parse(ev.Request.URL)
 		web := perr == nil && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "ws" || u.Scheme == "wss")
 		if web && ev.ResourceType == network.ResourceTypeDocument && !allowed(globs, u.Host) {
-			s.refuse(refusal(ev.Request.URL, globs))
-			_, err = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
+			msg := refusal(ev.Request.URL, globs)
+			if ev.FrameID != cdp.FrameID(s.target) {
+				// The tab's main frame has the tab's id; any other frame
+				// is an iframe or a window the page opened.
+				msg += " (it was asked for by a frame of the page or a window it opened; the page itself did not change)"
+			}
+			s.refuse(msg)
+			_, err = chromedp.CallBrowser(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
 		} else {
-			_, err = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			_, err = chromedp.CallBrowser(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 		}
 		if err != nil && ctx.Err() == nil {
 			// The request may have gone (its frame was closed); the page
@@ -114,8 +121,19 @@ func (s *session) guard(ctx context.Context, paused iter.Seq2[fetch.EventRequest
 // enableGuard turns on the interception of document requests; requests of
 // other types (images, scripts, fetches) are not paused, so the guard costs
 // one round trip per navigation only.
+//
+// The interception is the browser target's, not the tab's: the tab's Fetch
+// sees only the requests its own renderer starts. With site isolation a
+// cross-site frame is a target of its own (an OOPIF), and a navigation in it
+// (a link, location, a redirect) is started by that target; so is the first
+// navigation of a popup. The browser's Fetch sees the requests of every
+// target of the browser, which is the run's alone, as they are made: there
+// is no gap between a target's creation and its interception, as there
+// would be with Fetch enabled per attached target (and chromedp drops the
+// messages of sessions it did not attach itself, so it could not answer
+// them anyway).
 func enableGuard(ctx context.Context) error {
-	_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{
+	_, err := chromedp.CallBrowser(ctx, fetch.Enable, fetch.EnableParams{
 		Patterns: []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}},
 	})
 	return err
@@ -123,8 +141,9 @@ func enableGuard(ctx context.Context) error {
 
 // popups closes the tabs and windows the page opens (window.open, links
 // with target=_blank): the tools drive one tab, and a tab they cannot see
-// would escape both the model's view and the domain guard. The page is told
-// by a note where the popup wanted to go; browser_open can follow it.
+// would act out of the model's view. (The domain guard covers such a tab
+// too, until it is closed.) The model is told by a note where the popup
+// wanted to go, when that is known yet; browser_open can follow it.
 func (s *session) popups(ctx context.Context, created iter.Seq2[target.EventTargetCreated, error]) {
 	for ev, err := range created {
 		if err != nil {
@@ -134,11 +153,13 @@ func (s *session) popups(ctx context.Context, created iter.Seq2[target.EventTarg
 		if info == nil || info.Type != "page" || info.TargetID == s.target {
 			continue
 		}
-		where := info.URL
-		if where == "" || where == "about:blank" {
-			where = "a new window"
+		if where := info.URL; where == "" || where == "about:blank" {
+			// window.open's target is created blank and navigated after:
+			// where it wanted to go is not known yet.
+			s.note("the page opened a new window; it was closed (only one tab is driven)")
+		} else {
+			s.note(fmt.Sprintf("the page opened %s in a new window; it was closed (only one tab is driven): use browser_open to go there", where))
 		}
-		s.note(fmt.Sprintf("the page opened %s in a new window; it was closed (only one tab is driven): use browser_open to go there", where))
 		if _, err := chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: info.TargetID}); err != nil && ctx.Err() == nil {
 			s.m.logf("browser: run %s: close popup %s: %v", s.runID, info.TargetID, err)
 		}

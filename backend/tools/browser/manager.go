@@ -20,6 +20,11 @@
 // takes. A ref is tied to the element's DOM node (backend node id) and keeps
 // naming it while the document lives; refs are never reused within a session.
 //
+// Domains: when the agent may browse only some hosts, every document
+// request of the browser (the tab, its frames in or out of process, the
+// windows it opens, redirect hops) is paused by the browser target's Fetch
+// interception and refused unless its host is allowed.
+//
 // Goroutines: each session runs a few event loops (dialogs, the domain
 // guard, popups, the screencast), all ended and waited for when it closes.
 package browser

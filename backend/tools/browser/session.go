@@ -195,7 +195,7 @@ func (s *session) guardDomains(domains []string) error {
 	// Started under the lock that close takes before it waits, so that
 	// the wait group never grows during the wait.
 	s.guarding = true
-	paused := chromedp.Events(s.ctx, fetch.RequestPaused)
+	paused := chromedp.BrowserEvents(s.ctx, fetch.RequestPaused)
 	s.wg.Go(func() { s.guard(s.ctx, paused) })
 	s.mu.Unlock()
 	if err := enableGuard(s.ctx); err != nil {

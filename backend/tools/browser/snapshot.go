@@ -104,6 +104,10 @@ func (s *session) snapshot(ctx context.Context, selector string, maxChars int) (
 			break
 		}
 	}
+	frames, err := frameTrees(ctx, nodes)
+	if err != nil {
+		return "", fmt.Errorf("read the frames: %w", err)
+	}
 	var root cdp.BackendNodeID
 	if selector != "" {
 		id, err := queryBackend(ctx, selector)
@@ -115,7 +119,7 @@ func (s *session) snapshot(ctx context.Context, selector string, maxChars int) (
 	s.mu.Lock()
 	s.refs.forDocument(loader)
 	pageURL := s.url
-	tree, title, err := render(nodes, root, s.refs.ref, pageURL)
+	tree, title, err := render(nodes, frames, root, s.refs.ref, pageURL)
 	s.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -184,11 +188,12 @@ func queryBackend(ctx context.Context, selector string) (cdp.BackendNodeID, erro
 //
 // Ignored nodes and unnamed generic containers are left out, their children
 // taking their place, so layout divs cost nothing; a container whose
-// content is only text is one line. Every element line gets a ref. root,
+// content is only text is one line. Every element line gets a ref. An
+// iframe's content (see frameTrees) is rendered under its line. root,
 // when not zero, is the backend node whose subtree is rendered. It returns
 // the page title (the root's name).
-func render(nodes []*accessibility.Node, root cdp.BackendNodeID, ref func(cdp.BackendNodeID) string, pageURL string) (text, title string, err error) {
-	r := &renderer{byID: make(map[accessibility.NodeID]*accessibility.Node, len(nodes)), ref: ref}
+func render(nodes []*accessibility.Node, frames map[cdp.BackendNodeID]*frameTree, root cdp.BackendNodeID, ref func(cdp.BackendNodeID) string, pageURL string) (text, title string, err error) {
+	r := &renderer{byID: make(map[accessibility.NodeID]*accessibility.Node, len(nodes)), ref: ref, frames: frames}
 	r.base, _ = url.Parse(pageURL)
 	var top *accessibility.Node
 	for _, n := range nodes {
@@ -216,11 +221,12 @@ func render(nodes []*accessibility.Node, root cdp.BackendNodeID, ref func(cdp.Ba
 }
 
 type renderer struct {
-	byID  map[accessibility.NodeID]*accessibility.Node
-	ref   func(cdp.BackendNodeID) string
-	base  *url.URL
-	start *accessibility.Node
-	b     strings.Builder
+	byID   map[accessibility.NodeID]*accessibility.Node
+	frames map[cdp.BackendNodeID]*frameTree // by iframe element
+	ref    func(cdp.BackendNodeID) string
+	base   *url.URL
+	start  *accessibility.Node
+	b      strings.Builder
 }
 
 // noise roles are containers that say nothing by themselves.
@@ -274,6 +280,10 @@ func (r *renderer) node(n *accessibility.Node, depth int, force bool) {
 		b.WriteString(" [ref=" + r.ref(n.BackendDOMNodeID) + "]")
 	}
 	r.attrs(&b, n, role)
+	if ft := r.frames[n.BackendDOMNodeID]; ft != nil && role == "Iframe" {
+		r.frame(b.String(), ft, depth)
+		return
+	}
 	switch {
 	case inline && (text == "" || text == name):
 		r.line(depth, b.String())

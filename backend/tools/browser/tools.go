@@ -67,12 +67,13 @@ type extractArgs struct {
 }
 
 const openDescription = `Open a web page in this run's browser (a headless Chromium, started on first use) and return its accessibility snapshot: the page as indented lines of role, name and state, each element with a ref such as [ref=e12] that browser_act takes.
-Only http and https URLs (and about:blank). When the agent is limited to some domains, other domains are refused, also when reached later by a redirect or a link.
+Only http and https URLs (and about:blank). When the agent is limited to some domains, other domains are refused, also when reached later by a redirect, a link, a frame or a new window.
 The call waits for the page to load (wait_ms, default 15 s); a page still loading then is shown as it is, with a note.`
 
 const backDescription = `Go back to the previous page in this run's browser, as the browser's Back button does, and return the new snapshot.`
 
 const snapshotDescription = `Return the accessibility snapshot of the current page: role, name, state and a ref (e12) for each element. Refs stay the same while the page does not change, so a ref from an earlier snapshot of this page is still valid; after the page changes take a new snapshot.
+A frame of the page's own site is shown under its iframe line, with refs; a frame of another site only by its address.
 The snapshot is capped (max_chars, default 8000) with a note of what was cut; pass a CSS selector (main, form, #id) to see one part of a long page.`
 
 const actDescription = `Do one thing on the current page and return what changed (URL, title, dialogs) and the new snapshot.
