@@ -48,6 +48,17 @@ type Tools interface {
 	Validate(name string, args json.RawMessage) (tool.Result, bool)
 }
 
+// Keys gives the key a tool decides for itself (tool.Keyer), for the grant
+// of an approval of it; the registry has it.
+type Keys interface {
+	Key(name string, env tool.Env, args json.RawMessage) (string, bool)
+}
+
+// noKey is the match of a grant for a keyed call that had no key (a page
+// tool before any page was open): it matches no key, so the grant holds
+// for nothing wider than what was approved.
+const noKey = "(none)"
+
 // Inbox opens approvals and takes answers.
 type Inbox struct {
 	store   Store
@@ -334,6 +345,17 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 			args = d.Arguments // the grant is for what the person approved
 		}
 		g.Match = policy.ExactMatch(it.Tool, args, r.Workspace)
+		// A tool that gives its own key (a browser tool: the page's host)
+		// is granted for that key, as its rules match it; the arguments
+		// (a ref on the page) would grant it on every page.
+		if k, ok := in.tools.(Keys); ok {
+			if key, keyed := k.Key(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args); keyed {
+				g.Match = policy.Literal(key)
+				if key == "" {
+					g.Match = noKey
+				}
+			}
+		}
 	}
 	switch d.Scope {
 	case store.ScopeRun:

@@ -258,6 +258,11 @@ func ExactMatch(toolName string, args json.RawMessage, workspace string) string 
 	if isPath {
 		key = relative(key, workspace)
 	}
+	return Literal(key)
+}
+
+// Literal is the glob that matches key alone: its metacharacters escaped.
+func Literal(key string) string {
 	var b strings.Builder
 	for _, c := range key {
 		switch c {

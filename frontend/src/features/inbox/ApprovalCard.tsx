@@ -147,7 +147,7 @@ export function ApprovalCard(props: ApprovalProps) {
             type="button"
             className="always"
             disabled={busy}
-            title="Approve, and run this same call (same tool, same path) without asking again in this run"
+            title="Approve, and run this tool on the same file, command or site (a browser tool: the same page's host) without asking again in this run"
             onClick={() => approve("run")}
           >
             Always in this run
@@ -156,7 +156,7 @@ export function ApprovalCard(props: ApprovalProps) {
             type="button"
             className="always"
             disabled={busy}
-            title="Approve, and run this same call without asking in every run of this agent"
+            title="Approve, and run this tool on the same file, command or site without asking in every run of this agent"
             onClick={() => approve("agent")}
           >
             Always for this agent

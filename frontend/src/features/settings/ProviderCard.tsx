@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import type { ProviderSettings, ProviderTest, ProviderUpdate, Settings } from "../../api/types";
 import { useServices } from "../../store/context";
 import { duration, errorMessage } from "../../ui/format";
@@ -24,8 +24,15 @@ export function ProviderCard({ p, onSettings, models = [] }: Props) {
   const id = useId();
 
   // The server's values after a save (or a reload) replace what was typed.
-  useEffect(() => setBaseUrl(p.base_url), [p.base_url]);
-  useEffect(() => setModel(p.model), [p.model]);
+  // This is done while rendering, when they differ from the ones last seen,
+  // not in an effect: a mount effect flushed after the first keystroke
+  // would put the old value back over it.
+  const [seen, setSeen] = useState({ baseUrl: p.base_url, model: p.model });
+  if (seen.baseUrl !== p.base_url || seen.model !== p.model) {
+    if (seen.baseUrl !== p.base_url) setBaseUrl(p.base_url);
+    if (seen.model !== p.model) setModel(p.model);
+    setSeen({ baseUrl: p.base_url, model: p.model });
+  }
 
   const change: ProviderUpdate = {};
   if (!p.base_url_env && baseUrl.trim() !== p.base_url) change.base_url = baseUrl.trim();
