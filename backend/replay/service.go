@@ -111,11 +111,25 @@ func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, 
 	if !run.Status(src.Status).Terminal() {
 		return Started{}, fmt.Errorf("run %s is %s: %w: replay it when it has ended", runID, src.Status, store.ErrConflict)
 	}
+	if p.Workspace != "" && samePath(p.Workspace, src.Workspace) {
+		return Started{}, fmt.Errorf("%w: workspace %s is the run's own: a replay puts the files the run changed back as they were before it, which would undo its work there; choose another folder, or none for a new one",
+			run.ErrInvalid, p.Workspace)
+	}
 	rec, err := s.load(ctx, runID)
 	if err != nil {
 		return Started{}, err
 	}
 	return s.Start(ctx, rec, p)
+}
+
+// samePath reports whether a and b name the same folder, links resolved.
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
 }
 
 // load folds the log of run runID as a recording of it. Nothing is

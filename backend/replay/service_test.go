@@ -146,6 +146,7 @@ func TestServiceRefuses(t *testing.T) {
 		{"live from", src.ID, replay.Params{LiveFrom: -1}, run.ErrInvalid, "live_from is -1"},
 		{"workspace", src.ID, replay.Params{Workspace: filepath.Join(t.TempDir(), "nope")}, run.ErrInvalid, "is not a folder"},
 		{"unknown", "run_nope", replay.Params{}, store.ErrNotFound, "run_nope"},
+		{"its own workspace", src.ID, replay.Params{Workspace: src.Workspace + "/."}, run.ErrInvalid, "is the run's own"},
 		{"active", live.ID, replay.Params{}, store.ErrConflict, "replay it when it has ended"},
 		{"fork", fork.Fork, replay.Params{}, run.ErrInvalid, "it is a fork of run " + src.ID},
 	} {

@@ -35,6 +35,9 @@ type active struct {
 	brokeAt map[string]bool
 	// files is the run's journal and watcher; nil without Config.Blobs.
 	files *files
+	// imagesRefused is set when the model refused a request with images:
+	// none are sent again while this process drives the run.
+	imagesRefused bool
 }
 
 func newActive(svc *Service, st *runState, cancel context.CancelCauseFunc) *active {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -82,6 +83,23 @@ func withImages(msgs []llm.Message, picks map[int][]picture, dir string, logf fu
 		if len(imgs) > 0 {
 			out[i].Images = imgs
 		}
+	}
+	return out
+}
+
+// refusedImages reports whether err is a server's refusal of a request
+// (400 and the like): with images attached, the likely cause is a model
+// that takes none.
+func refusedImages(err error) bool {
+	var le *llm.Error
+	return errors.As(err, &le) && le.Kind == llm.ErrInvalid
+}
+
+// withoutImages returns msgs with no images, copying the messages changed.
+func withoutImages(msgs []llm.Message) []llm.Message {
+	out := append([]llm.Message(nil), msgs...)
+	for i := range out {
+		out[i].Images = nil
 	}
 	return out
 }

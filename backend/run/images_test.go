@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"steward/backend/event"
 	"steward/backend/llm"
 	"steward/backend/run"
 	"steward/backend/tool"
@@ -120,5 +123,48 @@ func TestNoImagesByDefault(t *testing.T) {
 				t.Errorf("call %d sent a picture without send_images: %+v", i+1, m)
 			}
 		}
+	}
+}
+
+// textOnly is a model server that refuses any request with images, as one
+// that takes none answers 400.
+type textOnly struct {
+	next    llm.Provider
+	refused atomic.Int64
+}
+
+func (m *textOnly) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	for _, msg := range req.Messages {
+		if len(msg.Images) > 0 {
+			m.refused.Add(1)
+			return nil, &llm.Error{Kind: llm.ErrInvalid, StatusCode: 400, Message: "this model does not support image input"}
+		}
+	}
+	return m.next.Stream(ctx, req, onDelta)
+}
+
+// An agent that sends images to a model that takes none loses nothing:
+// the call goes again without them, once, and the run sends no more.
+func TestImagesRefusedByTheModel(t *testing.T) {
+	m := &textOnly{next: scripted(t, fiveSnaps())}
+	h := newHarness(t, fixed(m), snapTool{})
+	h.svc = h.service(t, func(c *run.Config) { c.Artifacts = t.TempDir() })
+	a := testAgent("snap")
+	a.SendImages = true
+	r := h.start(t, a, "take five pictures")
+	if got := h.waitEnd(t, r.ID, 10*time.Second); got.Status != string(run.Completed) {
+		t.Fatalf("run ended %s (%s)", got.Status, got.Error)
+	}
+	if n := m.refused.Load(); n != 1 {
+		t.Errorf("the model was sent images %d times, want once", n)
+	}
+	var notes []string
+	for _, ev := range h.events(t, r.ID) {
+		if ev.Type == event.LLMAttempt {
+			notes = append(notes, decode[event.LLMAttemptData](t, ev).Error)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "refused the request with images") || !strings.Contains(notes[0], "does not support image input") {
+		t.Errorf("llm.attempt notes %q, want one saying the images were refused", notes)
 	}
 }

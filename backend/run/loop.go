@@ -205,7 +205,7 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 	})
 	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: offered(a.st.registry, a.st.agent)}
 	var picks map[int][]picture
-	if a.st.agent.SendImages {
+	if a.st.agent.SendImages && !a.imagesRefused {
 		picks = a.st.picked(req.Messages)
 	}
 	provider, artifacts := a.st.model.Provider, a.st.env.Artifacts
@@ -219,6 +219,18 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		resp, err = s.stream(ctx, a, node, provider, req)
+		if len(picks) > 0 && refusedImages(err) && ctx.Err() == nil {
+			// The agent says its model takes images; the server says no.
+			// The call goes again without them, and so do the run's next.
+			picks, req.Messages = nil, withoutImages(req.Messages)
+			a.mu.Lock()
+			a.imagesRefused = true
+			a.emitLocked(event.LLMAttempt, node, event.LLMAttemptData{Attempt: attempt, Kind: string(llm.ErrInvalid),
+				Error: "the model refused the request with images (" + err.Error() + "): sent again without them; this run sends no more"})
+			a.flushLocked()
+			a.mu.Unlock()
+			continue
+		}
 		if err == nil || ctx.Err() != nil || !llm.Retryable(err) || attempt > s.cfg.ModelRetries {
 			// An answer that arrived although ctx ended is recorded: it
 			// exists, and the run stops at its next safe point.
