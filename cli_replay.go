@@ -82,7 +82,7 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	r, p := started.Run, started.Provider
 	fmt.Fprintf(stdout, "replaying run %s as run %s in %s (%d recorded model calls, tools %s)\n", rec.RunID, r.ID, r.Workspace, rec.Steps(), *tools)
-	final, err := waitReplay(ctx, s, s.runs, r.ID)
+	final, err := waitReplay(ctx, s, s.runs, r.ID, stderr)
 	if err != nil {
 		return fail(err)
 	}
@@ -125,14 +125,14 @@ type replayStatus struct{ Status, Reason string }
 
 // waitReplay waits until the run ends. Nobody is there to continue a
 // replay, so a pause (a budget spent) cancels it; Ctrl-C cancels it too.
-func waitReplay(ctx context.Context, s *services, svc *run.Service, id string) (replayStatus, error) {
+func waitReplay(ctx context.Context, s *services, svc *run.Service, id string, stderr io.Writer) (replayStatus, error) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	done := svc.Done(id)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	reason := ""
+	reason, waits := "", 0
 	for {
 		select {
 		case <-done:
@@ -146,6 +146,17 @@ func waitReplay(ctx context.Context, s *services, svc *run.Service, id string) (
 			_, _ = svc.Command(ctx, id, run.Command{CommandID: newID("cmd"), Type: run.CmdCancel})
 		case <-tick.C:
 			r, err := s.store.GetRun(ctx, id)
+			if err == nil && r.Status == string(run.Waiting) {
+				waits++
+			} else {
+				waits = 0
+			}
+			if waits == 4 {
+				// A call the recording did not ask for (the live model's)
+				// waits for a person, as any run's does; a recorded one is
+				// answered at once.
+				fmt.Fprintf(stderr, "steward replay: run %s waits for an answer: answer it in Steward's inbox (steward serve), or press Ctrl-C\n", id)
+			}
 			if err == nil && r.Status == string(run.Paused) && reason == "" {
 				reason = "paused (" + r.Reason + ") with nobody to continue it"
 				_, _ = svc.Command(ctx, id, run.Command{CommandID: newID("cmd"), Type: run.CmdCancel})

@@ -250,6 +250,10 @@ type ApprovalRequestedData struct {
 	DefaultDecision string `json:"default_decision,omitempty"`
 	// Question is what an ask_user call asks.
 	Question *Question `json:"question,omitempty"`
+	// Key is the key the tool gave its call (a browser tool: the host of
+	// the page it acts on), when the tool gives one: the grant an "always"
+	// answer saves holds for it.
+	Key *string `json:"key,omitempty"`
 }
 
 // Question is what an agent asks a person: free text, or options with one

@@ -26,41 +26,57 @@ func (pageTool) Run(context.Context, tool.Env, json.RawMessage) (tool.Result, er
 func (p pageTool) Key(tool.Env, json.RawMessage) (string, bool) { return p.host, true }
 
 // "Approve always" of a call of a tool that keys itself is granted for
-// its key (the page's host), as its rules match it: not for every page.
+// its key (the page's host) as it was when the person was asked, as its
+// rules match it: not for every page, nor for a page the browser went to
+// while the approval waited.
 func TestGrantOfAKeyedToolHoldsForItsKey(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ host, match string }{
-		{"shop.example.com", "shop.example.com"},
-		{"", noKey}, // no page open: the grant holds for nothing wider
+	asked := func(k string) *string { return &k }
+	for _, c := range []struct {
+		name        string
+		asked       *string // the key when the approval was opened
+		now, host   string  // the tool's key when answered; the host granted
+		match       string
+		editedPages bool
+	}{
+		{name: "the page asked about", asked: asked("shop.example.com"), now: "evil.example.com", host: "shop.example.com", match: "shop.example.com"},
+		{name: "no page open", asked: asked(""), now: "shop.example.com", match: noKey}, // the grant holds for nothing wider
+		{name: "opened before keys were kept", now: "shop.example.com", host: "shop.example.com", match: "shop.example.com"},
+		{name: "edited arguments", asked: asked("shop.example.com"), now: "docs.example.com", host: "docs.example.com", match: "docs.example.com", editedPages: true},
 	} {
 		_, st, _ := setup(t)
 		reg := tool.NewRegistry()
-		if err := reg.Register(pageTool{c.host}); err != nil {
+		if err := reg.Register(pageTool{c.now}); err != nil {
 			t.Fatal(err)
 		}
 		var n atomic.Int64
 		in := New(st, reg, func() string { return fmt.Sprintf("ia_%d", n.Add(1)) })
 		ctx := context.Background()
-		id, err := in.Open(ctx, Request{RunID: "run_1", NodeID: "n4", Tool: "page_act", Arguments: json.RawMessage(`{"action":"click","ref":"e3"}`), Risk: "write"})
+		id, err := in.Open(ctx, Request{RunID: "run_1", NodeID: "n4", Tool: "page_act", Arguments: json.RawMessage(`{"action":"click","ref":"e3"}`), Risk: "write", Key: c.asked})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := in.Answer(ctx, id, Decision{Decision: "approve", Scope: store.ScopeRun, Source: "web"}); err != nil {
+		d := Decision{Decision: "approve", Scope: store.ScopeRun, Source: "web"}
+		if c.editedPages {
+			d.Arguments = json.RawMessage(`{"action":"click","ref":"e4"}`)
+		}
+		if _, err := in.Answer(ctx, id, d); err != nil {
 			t.Fatal(err)
 		}
 		gs, err := st.ListGrants(ctx)
 		if err != nil || len(gs) != 1 || gs[0].Match != c.match {
-			t.Fatalf("page %q: grants %+v, %v; want one matching %q", c.host, gs, err, c.match)
+			t.Fatalf("%s: grants %+v, %v; want one matching %q", c.name, gs, err, c.match)
 		}
-		for key, want := range map[string]policy.Effect{"shop.example.com": policy.Allow, "evil.example.com": policy.Ask, "": policy.Ask} {
-			if c.host == "" && key == "shop.example.com" {
-				want = policy.Ask
+		for _, key := range []string{"shop.example.com", "evil.example.com", "docs.example.com", ""} {
+			want := policy.Ask
+			if key == c.host && key != "" {
+				want = policy.Allow
 			}
 			k := key
 			d := policy.Decide(policy.Input{Tool: "page_act", Risk: tool.RiskWrite, Mode: "ask", Key: &k, Rules: []policy.Rule{gs[0].Rule()},
 				Args: json.RawMessage(`{"action":"click","ref":"e3"}`)})
 			if d.Effect != want {
-				t.Errorf("page %q granted; a call on %q is %s (%s), want %s", c.host, key, d.Effect, d.Reason, want)
+				t.Errorf("%s: a call on %q is %s (%s), want %s", c.name, key, d.Effect, d.Reason, want)
 			}
 		}
 	}

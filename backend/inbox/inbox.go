@@ -78,8 +78,14 @@ func New(st Store, tools Tools, newID func() string) *Inbox {
 
 // Request opens an approval, or a question, for a tool node.
 type Request struct {
-	RunID     string
-	NodeID    string
+	RunID  string
+	NodeID string
+	// CallID is the model's id of the tool call asked about. It is not
+	// recorded (the node's events hold it); a replay's approver uses it.
+	CallID string
+	// Key is the key the tool gives the call (tool.Keyer), when it gives
+	// one: an "always" answer's grant holds for it.
+	Key       *string
 	Tool      string
 	Arguments json.RawMessage
 	Risk      string
@@ -122,7 +128,7 @@ var Scopes = []string{store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere}
 // until it is answered.
 func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	d := event.ApprovalRequestedData{Tool: r.Tool, Arguments: r.Arguments, Risk: r.Risk, Reason: r.Reason,
-		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question}
+		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key}
 	if r.Question != nil {
 		d.Kind = event.InteractionQuestion
 	}
@@ -347,13 +353,20 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 		g.Match = policy.ExactMatch(it.Tool, args, r.Workspace)
 		// A tool that gives its own key (a browser tool: the page's host)
 		// is granted for that key, as its rules match it; the arguments
-		// (a ref on the page) would grant it on every page.
-		if k, ok := in.tools.(Keys); ok {
-			if key, keyed := k.Key(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args); keyed {
-				g.Match = policy.Literal(key)
-				if key == "" {
-					g.Match = noKey
-				}
+		// (a ref on the page) would grant it on every page. The key is the
+		// one the call had when it was asked about; edited arguments (a
+		// URL) may give another, asked of the tool now.
+		key, keyed := "", it.Key != nil
+		if keyed {
+			key = *it.Key
+		}
+		if k, ok := in.tools.(Keys); ok && (len(d.Arguments) > 0 || !keyed) {
+			key, keyed = k.Key(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args)
+		}
+		if keyed {
+			g.Match = policy.Literal(key)
+			if key == "" {
+				g.Match = noKey
 			}
 		}
 	}

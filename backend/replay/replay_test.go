@@ -203,7 +203,7 @@ func replayedCounting(t *testing.T, e *env, rec *replay.Recorded, ws string, too
 	if toolsRecorded {
 		tl = replay.NewTools(rec, inner, replay.ToolsOptions{Provider: p, Live: o.LiveFrom > 0})
 	}
-	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: tl, Approver: replay.NewApprover(rec, e.in)})
+	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: tl, Approver: replay.NewApprover(rec, e.in, p)})
 	r, err := svc.Start(context.Background(), rec.StartParams(ws))
 	if err != nil {
 		t.Fatal(err)

@@ -111,9 +111,11 @@ func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, 
 	if !run.Status(src.Status).Terminal() {
 		return Started{}, fmt.Errorf("run %s is %s: %w: replay it when it has ended", runID, src.Status, store.ErrConflict)
 	}
-	if p.Workspace != "" && samePath(p.Workspace, src.Workspace) {
-		return Started{}, fmt.Errorf("%w: workspace %s is the run's own: a replay puts the files the run changed back as they were before it, which would undo its work there; choose another folder, or none for a new one",
-			run.ErrInvalid, p.Workspace)
+	if src.ImportedFrom != "" && (p.Tools == ToolsLive || p.LiveFrom > 0) {
+		// Its agent's mode and rules, and its recorded answers, were set
+		// elsewhere: they do not decide what runs on this machine.
+		return Started{}, fmt.Errorf("%w: run %s was imported from a recording made elsewhere: it replays with its recorded results only (tools %q, no live_from); fork it to go on under this machine's rules",
+			run.ErrInvalid, runID, ToolsRecorded)
 	}
 	rec, err := s.load(ctx, runID)
 	if err != nil {
@@ -122,14 +124,12 @@ func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, 
 	return s.Start(ctx, rec, p)
 }
 
-// samePath reports whether a and b name the same folder, links resolved.
-func samePath(a, b string) bool {
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	if err1 != nil || err2 != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	return ra == rb
+// sameFolder reports whether a and b are the same folder on this machine
+// (links, letter case and such resolved by the file system).
+func sameFolder(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // load folds the log of run runID as a recording of it. Nothing is
@@ -177,7 +177,7 @@ func (s *Service) load(ctx context.Context, runID string) (*Recorded, error) {
 // Start replays rec as a new run of the engine: it prepares the workspace,
 // wires the recorded model (and tools, with ToolsRecorded) and answers, and
 // records the first divergence as a replay.diverged event of the new run.
-func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (Started, error) {
+func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (_ Started, err error) {
 	if err := p.check(); err != nil {
 		return Started{}, err
 	}
@@ -186,13 +186,21 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (Started, 
 		if err := os.MkdirAll(s.cfg.Dir, 0o700); err != nil {
 			return Started{}, fmt.Errorf("replay workspace: %w", err)
 		}
-		dir, err := os.MkdirTemp(s.cfg.Dir, "replay-"+filepath.Base(rec.RunID)+"-*")
-		if err != nil {
-			return Started{}, fmt.Errorf("replay workspace: %w", err)
+		dir, merr := os.MkdirTemp(s.cfg.Dir, "replay-"+filepath.Base(rec.RunID)+"-*")
+		if merr != nil {
+			return Started{}, fmt.Errorf("replay workspace: %w", merr)
 		}
 		ws = dir
-	} else if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		defer func() {
+			if err != nil {
+				_ = os.RemoveAll(dir) // made for this replay, which did not start
+			}
+		}()
+	} else if fi, serr := os.Stat(ws); serr != nil || !fi.IsDir() {
 		return Started{}, fmt.Errorf("%w: workspace %s is not a folder", run.ErrInvalid, ws)
+	} else if sameFolder(ws, rec.Created.Workspace) {
+		return Started{}, fmt.Errorf("%w: workspace %s is the run's own: a replay puts the files the run changed back as they were before it, which would undo its work there; choose another folder, or none for a new one",
+			run.ErrInvalid, ws)
 	}
 	div := &divergences{log: s.cfg.Log, logf: s.cfg.Logf}
 	opts := Options{LiveFrom: p.LiveFrom, OnDivergence: div.found}
@@ -206,6 +214,9 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (Started, 
 	prov := NewProvider(rec, opts)
 	prep, err := PrepareWorkspace(rec, ws)
 	if err != nil {
+		if p.Workspace != "" { // the folder chosen cannot take it
+			err = fmt.Errorf("%w: %v", run.ErrInvalid, err)
+		}
 		return Started{}, err
 	}
 	tools := s.cfg.Tools
@@ -216,9 +227,9 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (Started, 
 	}
 	sp := rec.StartParams(ws)
 	m, _ := Models(rec, prov).Resolve(ctx, rec.Agent)
-	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: NewApprover(rec, s.cfg.Inbox)}
-	r, err := s.cfg.Runs.Start(ctx, sp)
-	if err != nil {
+	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: NewApprover(rec, s.cfg.Inbox, prov)}
+	var r store.Run
+	if r, err = s.cfg.Runs.Start(ctx, sp); err != nil {
 		return Started{}, err
 	}
 	div.started(ctx, r.ID)

@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"steward/backend/agent"
 	"steward/backend/event"
+	"steward/backend/exchange"
 	"steward/backend/llm"
 	"steward/backend/policy"
 	"steward/backend/replay"
@@ -136,6 +138,15 @@ func TestServiceRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wait(t, svc, fork.Fork)
+	ex := exchange.New(exchange.Config{Store: e.st, Blobs: e.blobs, Version: "test", NewID: e.newID})
+	var buf bytes.Buffer
+	if _, err := ex.Export(ctx, src.ID, exchange.FormatSteward, &buf); err != nil {
+		t.Fatal(err)
+	}
+	imported, err := ex.Import(ctx, bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, run string
 		p         replay.Params
@@ -149,6 +160,8 @@ func TestServiceRefuses(t *testing.T) {
 		{"its own workspace", src.ID, replay.Params{Workspace: src.Workspace + "/."}, run.ErrInvalid, "is the run's own"},
 		{"active", live.ID, replay.Params{}, store.ErrConflict, "replay it when it has ended"},
 		{"fork", fork.Fork, replay.Params{}, run.ErrInvalid, "it is a fork of run " + src.ID},
+		{"imported, live tools", imported.ID, replay.Params{Tools: replay.ToolsLive}, run.ErrInvalid, "imported from a recording made elsewhere"},
+		{"imported, live model", imported.ID, replay.Params{LiveFrom: 2}, run.ErrInvalid, "imported from a recording made elsewhere"},
 	} {
 		_, err := rs.Replay(ctx, c.run, c.p)
 		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.says) {
@@ -208,6 +221,18 @@ func TestRecoverEndsAnInterruptedReplay(t *testing.T) {
 	if next.Done(r.ID) != nil {
 		t.Error("the replay is driven after the restart")
 	}
+	open := map[string]bool{}
+	for _, ev := range e.events(t, r.ID) {
+		switch ev.Type {
+		case event.NodeStarted:
+			open[ev.NodeID] = true
+		case event.NodeFinished:
+			delete(open, ev.NodeID)
+		}
+	}
+	if len(open) > 0 {
+		t.Errorf("nodes left open after the replay failed: %v", open)
+	}
 }
 
 // A folder given as the workspace must exist; one that does is used as is.
@@ -227,5 +252,26 @@ func TestServiceUsesTheGivenWorkspace(t *testing.T) {
 	r := e.wait(t, svc, started.Run.ID)
 	if r.Workspace != ws || r.Status != string(run.Completed) || content(t, ws, "keep.txt") != "mine" || content(t, ws, "a.txt") != "two\n" {
 		t.Errorf("replay in %s ended %s; keep.txt %q", r.Workspace, r.Status, content(t, ws, "keep.txt"))
+	}
+}
+
+type failingRuns struct{}
+
+func (failingRuns) Start(context.Context, run.StartParams) (store.Run, error) {
+	return store.Run{}, run.ErrShuttingDown
+}
+
+// A replay that cannot start leaves no folder behind in Dir.
+func TestServiceCleansUpAFailedStart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	src, _, _ := recorded(t, e)
+	dir := t.TempDir()
+	rs := replay.NewService(replay.Config{Runs: failingRuns{}, Log: e.st, Blobs: e.blobs, Tools: e.reg, Inbox: e.in, Models: fixedModels{}, Dir: dir})
+	if _, err := rs.Replay(context.Background(), src.ID, replay.Params{}); !errors.Is(err, run.ErrShuttingDown) {
+		t.Fatalf("Replay = %v, want the engine's refusal", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }

@@ -170,18 +170,22 @@ var _ Answerer = (*inbox.Inbox)(nil)
 // did) with the recorded decision, feedback, edited arguments and answer.
 // A grant the recorded answer saved is not saved again. One with no
 // recorded match is denied, the feedback saying that the replay diverged.
+// A call the recording did not ask for (a live model's, after LiveFrom) is
+// left to a person: a recorded answer is no answer to it.
 type Approver struct {
 	Answerer
-	rec *Recorded
+	rec  *Recorded
+	prov *Provider
 
 	mu   sync.Mutex
 	used []bool
 	due  map[string]inbox.Decision // by interaction id
 }
 
-// NewApprover wraps the inbox in.
-func NewApprover(rec *Recorded, in Answerer) *Approver {
-	return &Approver{Answerer: in, rec: rec, used: make([]bool, len(rec.approvals)), due: map[string]inbox.Decision{}}
+// NewApprover wraps the inbox in; p tells the calls it served from the
+// recording.
+func NewApprover(rec *Recorded, in Answerer, p *Provider) *Approver {
+	return &Approver{Answerer: in, rec: rec, prov: p, used: make([]bool, len(rec.approvals)), due: map[string]inbox.Decision{}}
 }
 
 // Open opens the interaction in the inbox and finds its recorded answer.
@@ -189,6 +193,9 @@ func (a *Approver) Open(ctx context.Context, r inbox.Request) (string, error) {
 	id, err := a.Answerer.Open(ctx, r)
 	if err != nil {
 		return "", err
+	}
+	if !a.prov.Served(r.CallID) {
+		return id, nil // a live model's call: a person answers
 	}
 	d := inbox.Decision{Decision: event.DecisionDeny, Source: "replay",
 		Feedback: "the replay diverged from its recording: the recorded run was never asked about this " + r.Tool + " call"}

@@ -90,11 +90,15 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 // openApproval opens the approval of one call that the policy asks about.
 func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, call llm.ToolCall, risk tool.Risk, group string, size int) error {
 	a.mu.Lock()
-	runID, reason := a.st.id, ts.reason
+	runID, reason, env := a.st.id, ts.reason, a.st.env
 	timeout, def := approvalTimeout(a.st.agent)
 	a.mu.Unlock()
+	var key *string // the tool's own key, as the policy matched it
+	if k, ok := a.st.registry.Key(call.Name, env, call.Arguments); ok {
+		key = &k
+	}
 	id, err := a.st.approver.Open(context.WithoutCancel(ctx), inbox.Request{
-		RunID: runID, NodeID: ts.node, Tool: call.Name, Arguments: call.Arguments, Risk: string(risk), Reason: reason,
+		RunID: runID, NodeID: ts.node, CallID: call.ID, Key: key, Tool: call.Name, Arguments: call.Arguments, Risk: string(risk), Reason: reason,
 		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def,
 	})
 	if err != nil {
@@ -225,7 +229,7 @@ func (s *Service) askUser(ctx context.Context, a *active, ts *toolState, call ll
 		}
 		// A question left unanswered is declined: there is no default answer.
 		id, err := a.st.approver.Open(context.WithoutCancel(ctx), inbox.Request{
-			RunID: runID, NodeID: ts.node, Tool: call.Name, Arguments: call.Arguments, Risk: string(tool.RiskRead),
+			RunID: runID, NodeID: ts.node, CallID: call.ID, Tool: call.Name, Arguments: call.Arguments, Risk: string(tool.RiskRead),
 			Reason: "the agent asks", Question: &q, Timeout: timeout, DefaultDecision: event.DecisionDeny,
 		})
 		if err != nil {

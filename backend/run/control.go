@@ -298,6 +298,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, node string) CommandRes
 	fc := created
 	fc.Agent.Provider, fc.Agent.Model, fc.Agent.Demo = m.Name, m.Model, m.Demo
 	fc.ForkedFrom = &event.NodeRef{RunID: r.ID, NodeID: node}
+	fc.ReplayOf = "" // a fork of a replay goes on live: it is no replay
 	fc.History = toEventMessages(history)
 	_, err = s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", fc)

@@ -15,9 +15,9 @@ import (
 // picture's name) stays in the conversation.
 const maxImages = 3
 
-// maxImageBytes is the largest picture sent (the Anthropic API's limit per
-// image); a larger one is described only.
-const maxImageBytes = 5 << 20
+// maxImageBytes is the largest picture sent: 5 MiB once in base64, the
+// Anthropic API's limit per image. A larger one is described only.
+const maxImageBytes = 5 << 20 / 4 * 3
 
 // picture is an image a tool call produced, in the run's artifacts folder.
 type picture struct{ name, mime string }

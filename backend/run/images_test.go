@@ -164,7 +164,39 @@ func TestImagesRefusedByTheModel(t *testing.T) {
 			notes = append(notes, decode[event.LLMAttemptData](t, ev).Error)
 		}
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "refused the request with images") || !strings.Contains(notes[0], "does not support image input") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "sending it again without them") || !strings.Contains(notes[0], "does not support image input") {
 		t.Errorf("llm.attempt notes %q, want one saying the images were refused", notes)
+	}
+}
+
+// notImages answers its first call, then refuses every request: its 400
+// has nothing to do with images.
+type notImages struct {
+	next  llm.Provider
+	calls atomic.Int64
+}
+
+func (m *notImages) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	if m.calls.Add(1) == 1 {
+		return m.next.Stream(ctx, req, onDelta)
+	}
+	return nil, &llm.Error{Kind: llm.ErrInvalid, StatusCode: 400, Message: "context length exceeded"}
+}
+
+// A refusal that was not about the images (the call without them is
+// refused too) fails the call as any refusal does.
+func TestRefusalNotAboutImages(t *testing.T) {
+	m := &notImages{next: scripted(t, fiveSnaps())}
+	h := newHarness(t, fixed(m), snapTool{})
+	h.svc = h.service(t, func(c *run.Config) { c.Artifacts = t.TempDir() })
+	a := testAgent("snap")
+	a.SendImages = true
+	r := h.start(t, a, "take a picture")
+	got := h.waitEnd(t, r.ID, 10*time.Second)
+	if got.Status != string(run.Failed) || !strings.Contains(got.Error, "context length exceeded") {
+		t.Fatalf("run ended %s (%s), want failed with the server's refusal", got.Status, got.Error)
+	}
+	if n := m.calls.Load(); n != 3 {
+		t.Errorf("%d calls, want 3: the picture, the call with its image, the same call without", n)
 	}
 }

@@ -217,19 +217,24 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 
 	var resp *llm.Response
 	var err error
+	withoutTried := false // the call was sent again without its images
 	for attempt := 1; ; attempt++ {
 		resp, err = s.stream(ctx, a, node, provider, req)
 		if len(picks) > 0 && refusedImages(err) && ctx.Err() == nil {
-			// The agent says its model takes images; the server says no.
-			// The call goes again without them, and so do the run's next.
-			picks, req.Messages = nil, withoutImages(req.Messages)
+			// The agent says its model takes images; the server refused the
+			// request that carried some. It goes again without them: if
+			// that passes, the images were the cause, and the run sends no
+			// more.
+			picks, req.Messages, withoutTried = nil, withoutImages(req.Messages), true
+			a.emit(event.LLMAttempt, node, event.LLMAttemptData{Attempt: attempt, Kind: string(llm.ErrInvalid),
+				Error: "the server refused the request, which carried images (" + err.Error() + "): sending it again without them"})
+			a.flush()
+			continue
+		}
+		if withoutTried && err == nil {
 			a.mu.Lock()
 			a.imagesRefused = true
-			a.emitLocked(event.LLMAttempt, node, event.LLMAttemptData{Attempt: attempt, Kind: string(llm.ErrInvalid),
-				Error: "the model refused the request with images (" + err.Error() + "): sent again without them; this run sends no more"})
-			a.flushLocked()
 			a.mu.Unlock()
-			continue
 		}
 		if err == nil || ctx.Err() != nil || !llm.Retryable(err) || attempt > s.cfg.ModelRetries {
 			// An answer that arrived although ctx ended is recorded: it

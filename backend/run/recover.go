@@ -63,11 +63,43 @@ func (s *Service) endReplay(ctx context.Context, r store.Run) error {
 		return err
 	}
 	defer s.release(r.ID)
-	_, err := s.cfg.Store.Append(ctx, event.New(r.ID, event.RunStatus, "", event.RunStatusData{
-		Status: string(Failed), Reason: "replay interrupted",
-		Error: "Steward stopped during this replay, and a replay cannot be resumed: replay run " + r.ReplayOf + " again, or fork this run to go on with the live model.",
-	}))
-	return err
+	evs, err := s.allEvents(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	st := newRunState(r.ID)
+	for _, ev := range evs {
+		st.apply(ev)
+	}
+	msg := "Steward stopped during this replay, and a replay cannot be resumed: replay run " + r.ReplayOf + " again, or fork this run to go on with the live model."
+	// Every node still open is closed, as a run's end closes them, so the
+	// graph shows nothing running.
+	var end []event.Event
+	if st.llmOpen != "" {
+		end = append(end, event.New(r.ID, event.NodeFinished, st.llmOpen, event.NodeFinishedData{Status: event.NodeInterrupted, Error: "Steward stopped during this model call"}))
+	}
+	for _, c := range st.calls {
+		t := st.tools[c.ID]
+		switch {
+		case t == nil || t.finished || t.interrupted:
+		case t.executing:
+			end = append(end, event.New(r.ID, event.NodeFinished, t.node, event.NodeFinishedData{Status: event.NodeInterrupted, IsError: true,
+				Error: "Steward stopped while this call ran: its outcome is unknown"}))
+		default:
+			end = append(end, event.New(r.ID, event.NodeFinished, t.node, event.NodeFinishedData{Status: event.NodeCancelled, IsError: true,
+				Code: tool.CodeCancelled, Output: c.Name + " was not run: the replay ended"}))
+		}
+	}
+	if st.root != "" {
+		end = append(end, event.New(r.ID, event.NodeFinished, st.root, event.NodeFinishedData{Status: event.NodeFailed, Error: msg}))
+	}
+	end = append(end, event.New(r.ID, event.RunStatus, "", event.RunStatusData{Status: string(Failed), Reason: "replay interrupted", Error: msg}))
+	for _, ev := range end {
+		if _, err := s.cfg.Store.Append(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Service) resume(ctx context.Context, r store.Run) error {

@@ -36,6 +36,9 @@ type Interaction struct {
 	// Answer the JSON of an AnswerDetail; both empty when not set.
 	Question string
 	Answer   string
+	// Key is the key the tool gave the call when it was asked about, nil
+	// for a tool that gives none.
+	Key *string
 }
 
 // AnswerDetail is what an answer holds beyond its decision.
@@ -46,16 +49,20 @@ type AnswerDetail struct {
 }
 
 const interactionCols = `id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at, answered_at, decision, feedback, source,
-	group_id, group_size, expires_at, default_decision, question, answer`
+	group_id, group_size, expires_at, default_decision, question, answer, key`
 
 func scanInteraction(row interface{ Scan(...any) error }) (Interaction, error) {
 	var i Interaction
 	var at sql.NullInt64
+	var key sql.NullString
 	err := row.Scan(&i.ID, &i.RunID, &i.NodeID, &i.Kind, &i.Status, &i.Tool, &i.Arguments, &i.Risk, &i.Reason,
 		&i.CreatedAt, &at, &i.Decision, &i.Feedback, &i.Source,
-		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer)
+		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer, &key)
 	if at.Valid {
 		i.AnsweredAt = &at.Int64
+	}
+	if key.Valid {
+		i.Key = &key.String
 	}
 	return i, err
 }

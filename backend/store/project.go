@@ -37,8 +37,8 @@ const (
 	qUsage   = `UPDATE runs SET cost_usd = cost_usd + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 				cached_tokens = cached_tokens + ? WHERE id = ?`
 	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at,
-			group_id, group_size, expires_at, default_decision, question)
-			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			group_id, group_size, expires_at, default_decision, question, key)
+			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qNodeWaiting = `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`
 	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?, answer = ?
 			WHERE id = ? AND run_id = ? AND status = 'pending'`
@@ -178,7 +178,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		}
 		if _, err := tx.ExecContext(ctx, qInsertInteraction,
 			d.InteractionID, ev.RunID, ev.NodeID, kind, d.Tool, args, d.Risk, d.Reason, ev.TS,
-			d.Group, d.GroupSize, d.ExpiresAt, d.DefaultDecision, question); err != nil {
+			d.Group, d.GroupSize, d.ExpiresAt, d.DefaultDecision, question, d.Key); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)

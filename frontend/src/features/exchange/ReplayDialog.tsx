@@ -20,7 +20,7 @@ export function ReplayButton({ runId }: { runId: string }) {
         aria-haspopup="dialog"
         aria-expanded={open}
         data-testid="replay-button"
-        title="Run this run again from its recording: the recorded model answers, in a fresh copy of its workspace"
+        title="Run this run again from its log: the recorded model answers, in a workspace put back to where the run started"
         onClick={() => setOpen(true)}
       >
         Replay
@@ -32,7 +32,7 @@ export function ReplayButton({ runId }: { runId: string }) {
 
 const toolChoices: { value: ReplayTools; label: string }[] = [
   { value: "recorded", label: "Recorded results (nothing runs)" },
-  { value: "live", label: "Run the tools for real in a fresh copy of the workspace" },
+  { value: "live", label: "Run the tools for real, in a workspace put back to where the run started" },
 ];
 
 // ReplayDialog asks how to replay the run, starts the replay, then opens
@@ -41,6 +41,9 @@ const toolChoices: { value: ReplayTools; label: string }[] = [
 export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () => void }) {
   const { api, refreshLists } = useServices();
   const desktop = useApp((s) => !!s.info?.desktop);
+  // A recording made elsewhere replays with its recorded results only: its
+  // agent's rules and answers were not set here (the server refuses more).
+  const imported = useApp((s) => !!selectRun(s, runId)?.imported_from);
   const addRun = useApp((s) => s.addRun);
   const select = useApp((s) => s.select);
   const [tools, setTools] = useState<ReplayTools>("recorded");
@@ -105,14 +108,21 @@ export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () =>
                 name={id("tools")}
                 value={c.value}
                 checked={tools === c.value}
+                disabled={imported && c.value !== "recorded"}
                 data-autofocus={i === 0 ? true : undefined}
                 onChange={() => setTools(c.value)}
               />
               {c.label}
             </label>
           ))}
+          {imported && (
+            <p className="hint muted" data-testid="replay-imported">
+              This run was recorded elsewhere: it replays with its recorded results only. Fork it to go on under this
+              machine's rules.
+            </p>
+          )}
         </fieldset>
-        <div className="field">
+        <div className="field" hidden={imported}>
           <label htmlFor={id("live-from")}>Switch to the live model at model call</label>
           <input
             id={id("live-from")}

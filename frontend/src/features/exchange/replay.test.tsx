@@ -48,7 +48,7 @@ const runHeader = () => document.querySelector<HTMLElement>("header.run-header")
 const radio = (name: string) => screen.getByRole("radio", { name }) as HTMLInputElement;
 const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
 const recorded = "Recorded results (nothing runs)";
-const live = "Run the tools for real in a fresh copy of the workspace";
+const live = "Run the tools for real, in a workspace put back to where the run started";
 const liveFrom = "Switch to the live model at model call";
 
 describe("ReplayButton", () => {
@@ -74,6 +74,21 @@ describe("ReplayButton", () => {
     expect(store.getState().runs[0]!.id).toBe("run_2");
     expect(services.refreshLists).toHaveBeenCalled();
     expect(screen.queryByRole("dialog")).toBeNull();
+  });
+
+  it("offers a run recorded elsewhere its recorded results only", async () => {
+    const { posts } = setup(<ReplayButton runId="run_1" />, {
+      runs: [{ ...source, imported_from: "run_far" }],
+      answer: () => Response.json(replayRun, { status: 201 }),
+    });
+    fireEvent.click(screen.getByRole("button", { name: "Replay" }));
+    expect(radio(recorded).checked).toBe(true);
+    expect(radio(live).disabled).toBe(true);
+    expect(screen.getByTestId("replay-imported").textContent).toContain("recorded elsewhere");
+    expect(screen.queryByRole("textbox", { name: liveFrom })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Start replay" }));
+    await waitFor(() => expect(posts()).toHaveLength(1));
+    expect(posts()[0]!.body).toEqual({ tools: "recorded", live_from: 0, workspace: "" });
   });
 
   it("sends the tools, the model call and the folder chosen", async () => {
