@@ -45,6 +45,12 @@ func TestE2EReplayButton(t *testing.T) {
 		waitStatus("completed"),
 		chromedp.Click(chromedp.CSS(`[data-testid="replay-button"]`)),
 		chromedp.WaitVisible(chromedp.Search(`//*[@role="dialog"]//*[contains(., "Replay this run")]`)),
+	)
+	screenshot(t, ctx, "e2e-replay-dialog")
+	if err != nil {
+		t.Fatalf("open the Replay dialog: %v\nserver output:\n%s", err, s.logs)
+	}
+	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start replay"]`)),
 		pollTrue(fmt.Sprintf(`location.hash.startsWith("#run=") && !location.hash.includes(%q)`, src.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="replay-of"]`)),
