@@ -70,7 +70,7 @@ test-go: build
 # The packages that run goroutines, again under the race detector.
 test-race: deps
 	go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool \
-		./backend/workspace ./backend/attention ./backend/tools/...
+		./backend/workspace ./backend/attention ./backend/tools/... ./backend/replay ./backend/exchange
 
 test-desktop: build
 	STEWARD_HOME=$$(mktemp -d) STEWARD_DISCOVER=0 SHOT=$(CURDIR)/bin/desktop-smoke.png bash .ci/desktop-smoke.sh $(CURDIR)/$(BIN)
