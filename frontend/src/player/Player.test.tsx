@@ -1,6 +1,7 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { finalText, firstText, testRecording } from "../test/recording";
+import { bigRunEvents } from "../test/bigRun";
+import { finalText, firstText, runId, testRecording } from "../test/recording";
 import { createPlayer } from "./boot";
 import { parseRecording, readRecording, recordingElementId } from "./recording";
 
@@ -30,6 +31,20 @@ describe("the player", () => {
     fireEvent.click(screen.getByRole("button", { name: "Step forward" }));
     expect(screen.getByTestId("timeline-position").textContent).toBe(`8 / ${rec.events.length}`);
     expect(within(transcript).getAllByTestId("tool-card")).toHaveLength(1);
+  });
+
+  it("draws only the graph's nodes in view as the scrubber jumps through a long run", () => {
+    // 100 turns: 102 nodes to draw, fewer than the app's graph draws all of.
+    const rec = { ...testRecording(), events: bigRunEvents({ turns: 100, runId: runId }) };
+    const p = createPlayer(rec);
+    render(p.element);
+    // A few nodes are in jsdom's view, not the hundred the graph holds at
+    // the end: mounting every node at each jump made scrubbing a long run
+    // slow (150-300 ms a jump back).
+    for (const at of [rec.events.length, 600, 1500, 800]) {
+      act(() => p.playback.seek(at));
+      expect(screen.queryAllByTestId("graph-node").length).toBeLessThan(20);
+    }
   });
 
   it("reads the recording embedded in the page, and says what is wrong with one it cannot", () => {

@@ -47,7 +47,7 @@ export function Player({ rec, facts, playback, isEmbedded }: Props) {
             {!maximised && <PlayerBrowser runId={runId} omitted={rec.omitted} isEmbedded={isEmbedded} />}
             <RunPanes
               transcript={<Transcript runId={runId} />}
-              graph={<GraphPanel runId={runId} />}
+              graph={<GraphPanel runId={runId} replay />}
               files={<FilesView runId={runId} />}
               filesCount={filesCount}
             />

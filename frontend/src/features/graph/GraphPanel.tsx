@@ -48,7 +48,9 @@ const handles: NodeHandle[] = [
 ];
 
 // Up to this many nodes all are rendered; past it only those in view (a
-// small graph pans more smoothly with its nodes in place).
+// small graph pans more smoothly with its nodes in place). Not in a replay:
+// there a move of the scrubber adds or removes up to this many nodes at
+// once, and mounting them all took 150-300 ms a jump back on a long run.
 const renderAllUpTo = 200;
 
 const minimapSize = { width: 150, height: 100 };
@@ -61,8 +63,10 @@ const minimapColour = (n: { type?: string; data: unknown }) =>
 // GraphPanel is the live execution graph of a run, built from the same
 // reducer state as the transcript, and the details of the node selected in
 // it. The selection is the store's, so that other views (the Files tab) can
-// point at a node.
-export function GraphPanel({ runId }: { runId: string }) {
+// point at a node. A replay's graph (the recording player's) is moved by a
+// scrubber, far back and forth, rather than grown node by node as a live
+// run's is: it renders only the nodes in view and moves its view at once.
+export function GraphPanel({ runId, replay = false }: { runId: string; replay?: boolean }) {
   const selected = useApp((s) => s.runView.node);
   const setSelected = useApp((s) => s.selectNode);
   // Set when the person pans or zooms: the view then stays where they put it
@@ -84,7 +88,7 @@ export function GraphPanel({ runId }: { runId: string }) {
         </button>
       </PaneHeader>
       <ReactFlowProvider>
-        <GraphCanvas runId={runId} selected={selected} onSelect={setSelected} userMoved={userMoved} setUserMoved={setUserMoved} />
+        <GraphCanvas runId={runId} selected={selected} onSelect={setSelected} userMoved={userMoved} setUserMoved={setUserMoved} replay={replay} />
       </ReactFlowProvider>
       {selected && <NodeDetailPanel key={selected} runId={runId} nodeId={selected} onClose={() => setSelected(undefined)} />}
     </section>
@@ -97,9 +101,10 @@ type CanvasProps = {
   onSelect: (id: string | undefined) => void;
   userMoved: boolean;
   setUserMoved: (m: boolean) => void;
+  replay: boolean;
 };
 
-function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved }: CanvasProps) {
+function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, replay }: CanvasProps) {
   const t = useApp((s) => s.stream.runs[runId]);
   const [choices, setChoices] = useState<FoldChoices>({});
   const toggleFold = useCallback((id: string, open: boolean) => setChoices((c) => ({ ...c, [id]: open })), []);
@@ -206,6 +211,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved }: Can
     selected: selected === undefined ? undefined : position.get(selected),
     userMoved,
     setUserMoved,
+    animate: !replay,
   });
 
   // A click on a fork's origin opens the run it came from at its node.
@@ -243,7 +249,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved }: Can
             onMove={onMove}
             nodesDraggable={false}
             nodesConnectable={false}
-            onlyRenderVisibleElements={nodes.length > renderAllUpTo}
+            onlyRenderVisibleElements={replay || nodes.length > renderAllUpTo}
             colorMode="system"
             minZoom={minZoom}
             maxZoom={maxZoom}

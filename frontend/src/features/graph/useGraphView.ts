@@ -17,6 +17,8 @@ const fitWholeUpTo = 40;
 const fitLast = 5;
 // A pan shorter than this, in pixels, is a click's jitter, not a move.
 const userMoveSlack = 4;
+// How long a move to a node takes, when moves are animated.
+const centreMs = 250;
 
 type Params = {
   wrapper: RefObject<HTMLDivElement | null>;
@@ -28,6 +30,10 @@ type Params = {
   // Set once the person moved the view: it then stays where they put it.
   userMoved: boolean;
   setUserMoved: (m: boolean) => void;
+  // False in a replay: the scrubber moves the running node thousands of
+  // pixels several times a second, and an animated move would draw the
+  // nodes it passes over on every frame (default true).
+  animate?: boolean;
 };
 
 // useGraphView moves the graph's view by itself: it fits the graph at first,
@@ -36,7 +42,7 @@ type Params = {
 // synchronous (the view never moves frames after what caused it) and waits
 // while a pointer is pressed on the canvas (viewHold.ts). It returns the
 // flow's move handlers, which tell the person's moves from its own.
-export function useGraphView({ wrapper, corners, active, selected, userMoved, setUserMoved }: Params) {
+export function useGraphView({ wrapper, corners, active, selected, userMoved, setUserMoved, animate = true }: Params) {
   const flow = useReactFlow();
   const initialized = useNodesInitialized();
   const fitted = useRef(false);
@@ -61,9 +67,9 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
     (pos: Point | undefined) => {
       const el = wrapper.current;
       if (!pos || !el || !fitted.current || inView(flow.getViewport(), el.clientWidth, el.clientHeight, pos)) return;
-      void flow.setCenter(pos.x + nodeWidth / 2, pos.y + nodeHeight / 2, { zoom: flow.getViewport().zoom, duration: 250 });
+      void flow.setCenter(pos.x + nodeWidth / 2, pos.y + nodeHeight / 2, { zoom: flow.getViewport().zoom, duration: animate ? centreMs : 0 });
     },
-    [flow, wrapper],
+    [flow, wrapper, animate],
   );
 
   // fit shows the whole graph when it is small, else its last nodes; not
