@@ -120,6 +120,39 @@ func TestE2EForkFromGraphNode(t *testing.T) {
 		screenshot(t, ctx, "e2e-graph-fork-badge-failed")
 		t.Fatalf("open the fork from the source run's badge: %v\nserver output:\n%s", err, s.logs)
 	}
+
+	// Five forks from the first model call: its badge lists them, and the
+	// list, longer than its node, is drawn over the node below it (each
+	// fork is hit where it shows, not that node).
+	first := ""
+	for _, n := range g.Nodes {
+		if n.Kind == "llm" && first == "" {
+			first = n.ID
+		}
+	}
+	for _, id := range []string{"fork-a", "fork-b", "fork-c", "fork-d", "fork-e"} {
+		var res struct{ Fork string }
+		s.call(t, "POST", "/api/v1/runs/"+r.ID+"/commands", map[string]any{"command_id": id, "type": "fork", "node_id": first}, http.StatusOK, &res)
+		if res.Fork == "" {
+			t.Fatal("a fork of the first model call was not made")
+		}
+	}
+	firstBadge := fmt.Sprintf(`[data-testid="graph-fork-badge"][data-node-id=%q]`, first)
+	list := fmt.Sprintf(`ul[aria-label=%q]`, "Forks of "+first)
+	err = chromedp.Do(part(),
+		runJS(fmt.Sprintf(`(() => { location.hash = "run=%s"; return true })()`, r.ID)),
+		pollTrue(fmt.Sprintf(`document.querySelector(%q)?.getAttribute("aria-label") === "5 forks of this node"`, firstBadge)),
+		clickStill(firstBadge),
+		chromedp.WaitVisible(chromedp.CSS(list)),
+		pollTrue(fmt.Sprintf(`[...document.querySelectorAll(%q)].every((b) => {
+			const r = b.getBoundingClientRect();
+			return b.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+		})`, list+" button")),
+	)
+	screenshot(t, ctx, "e2e-graph-fork-list")
+	if err != nil {
+		t.Fatalf("the list of a node's five forks: %v\nserver output:\n%s", err, s.logs)
+	}
 }
 
 // clickStill clicks an element once it has stayed in place for three

@@ -76,7 +76,8 @@ describe("fork links in the graph", () => {
     const store = setup("run_src", { run_src: forked });
     const badge = await screen.findByRole("button", { name: "Open fork run_f" });
     expect(badge.dataset["nodeId"]).toBe("m1");
-    expect(badge.textContent).toBe("⑂1");
+    expect(badge.textContent).toBe("1");
+    expect(badge.querySelector("svg.fork-icon")).not.toBeNull();
     fireEvent.click(badge);
     expect(store.getState().selectedRunId).toBe("run_f");
     expect(store.getState().runView.node).toBeUndefined();

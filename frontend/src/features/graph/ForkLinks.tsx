@@ -61,7 +61,7 @@ export function ForkBadge({ nodeId, forks }: { nodeId: string; forks: readonly s
           open(one);
         }}
       >
-        ⑂1
+        <ForkIcon />1
       </button>
     );
   }
@@ -80,7 +80,8 @@ export function ForkBadge({ nodeId, forks }: { nodeId: string; forks: readonly s
           setListOpen((o) => !o);
         }}
       >
-        ⑂{forks.length}
+        <ForkIcon />
+        {forks.length}
       </button>
       {listOpen && (
         <ul className="fork-list nodrag nopan nowheel" aria-label={`Forks of ${nodeId}`}>
@@ -103,5 +104,15 @@ export function ForkBadge({ nodeId, forks }: { nodeId: string; forks: readonly s
         </ul>
       )}
     </span>
+  );
+}
+
+// ForkIcon is a branching line, drawn: the fork glyph (U+2442) is missing
+// from the fonts of many systems, which show a box instead.
+function ForkIcon() {
+  return (
+    <svg className="fork-icon" width="9" height="11" viewBox="0 0 9 11" aria-hidden="true" focusable="false">
+      <path d="M2 1v9M2 6c0-2 5-2 5-4.5V1" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
+    </svg>
   );
 }
