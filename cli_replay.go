@@ -130,6 +130,13 @@ func waitReplay(ctx context.Context, s *services, svc *run.Service, id string, s
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	done := svc.Done(id)
+	if done == nil {
+		// The run is driven here, so not being active means it has ended
+		// already: a short replay may end before it is waited for.
+		ended := make(chan struct{})
+		close(ended)
+		done = ended
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	reason, waits := "", 0

@@ -3,6 +3,7 @@ package main
 // Tests of the command line through the real binary.
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -17,10 +18,17 @@ import (
 func stewardCmd(t *testing.T, stdin string, extraEnv []string, args ...string) (string, int) {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(stewardBin(t), args...)
+	// A command that hangs fails the test, saying so, rather than the run
+	// of every test at its deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, stewardBin(t), args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STEWARD_HOME=" + home, "STEWARD_DISCOVER=0"}, extraEnv...)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("steward %v did not exit within 2 minutes; output:\n%s", args, out)
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
