@@ -28,20 +28,9 @@ func exportCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 			"the recording's manifest says what was removed, never the values. Pictures and videos are copied as they are.\n\n")
 		fl.PrintDefaults()
 	}
-	// Flags may come after the run id, as people type them.
-	var rest []string
-	for len(args) > 0 {
-		if err := fl.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fl.Arg(0))
-		args = fl.Args()[1:]
+	rest, code, ok := parseMixed(fl, args)
+	if !ok {
+		return code
 	}
 	if len(rest) != 1 {
 		fl.Usage()
@@ -172,4 +161,25 @@ func redactionSummary(ex exchange.Export) string {
 		parts[i] = fmt.Sprintf("%d %s", by[k], k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// parseMixed parses fl's flags wherever they stand among the positional
+// arguments, as people type them (steward export RUN -o FILE), and returns
+// the positional ones. When it returns !ok the command exits with code:
+// 0 after -h, 2 after a bad flag (fl has said which).
+func parseMixed(fl *flag.FlagSet, args []string) (rest []string, code int, ok bool) {
+	for len(args) > 0 {
+		if err := fl.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, false
+			}
+			return nil, 2, false
+		}
+		if fl.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fl.Arg(0))
+		args = fl.Args()[1:]
+	}
+	return rest, 0, true
 }

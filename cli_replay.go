@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,19 +40,9 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 			"recorded. Exits 0 when the replay ended as the recording did, 3 when it diverged, 1 on failure.\n\n")
 		fl.PrintDefaults()
 	}
-	var rest []string // flags may come after the file, as people type them
-	for len(args) > 0 {
-		if err := fl.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fl.Arg(0))
-		args = fl.Args()[1:]
+	rest, code, ok := parseMixed(fl, args)
+	if !ok {
+		return code
 	}
 	if len(rest) != 1 || (*tools != "live" && *tools != "recorded") || *liveFrom < 0 {
 		fl.Usage()

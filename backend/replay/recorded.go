@@ -165,7 +165,7 @@ func (r *Recorded) fold(evs []event.Event) {
 			case event.KindLLM:
 				msgs = append(msgs, queued...)
 				queued = nil
-				open[ev.NodeID] = &step{node: ev.NodeID, request: llm.Request{System: r.Agent.SystemPrompt, Messages: repair(msgs, results)}}
+				open[ev.NodeID] = &step{node: ev.NodeID, request: llm.Request{System: r.Agent.SystemPrompt, Messages: run.Repair(msgs, results)}}
 				model[ev.NodeID] = d.Model
 			case event.KindTool:
 				tools[ev.NodeID] = d.CallID
@@ -257,25 +257,6 @@ func (r *Recorded) fold(evs []event.Event) {
 			delete(r.calls, id) // changes of a call that never finished
 		}
 	}
-}
-
-// repair returns the conversation as the engine sends it: each assistant
-// message followed by the results of its calls, in call order, a
-// synthesized "interrupted" one where none was recorded (run.repair).
-func repair(msgs []llm.Message, results map[string]llm.Message) []llm.Message {
-	out := make([]llm.Message, 0, len(msgs))
-	for _, m := range msgs {
-		out = append(out, m)
-		for _, c := range m.ToolCalls {
-			res, ok := results[c.ID]
-			if !ok {
-				res = llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, IsError: true,
-					Text: "error interrupted: no result was recorded for this call; its outcome is unknown"}
-			}
-			out = append(out, res)
-		}
-	}
-	return out
 }
 
 // modelText is what the model reads of a tool result (run.modelText).

@@ -332,6 +332,14 @@ func repair(msgs []llm.Message) []llm.Message {
 			results[m.ToolCallID] = m
 		}
 	}
+	return Repair(msgs, results)
+}
+
+// Repair returns the conversation as the engine sends it: msgs without
+// their tool messages, each assistant message followed by the results of
+// its calls in call order, a synthesized "interrupted" one where results
+// has none. A replay folds a recorded request with it.
+func Repair(msgs []llm.Message, results map[string]llm.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(msgs))
 	for _, m := range msgs {
 		if m.Role == llm.RoleTool {
