@@ -34,6 +34,7 @@ import (
 	"steward/backend/event"
 	"steward/backend/exchange"
 	"steward/backend/inbox"
+	"steward/backend/redact"
 	"steward/backend/replay"
 	"steward/backend/run"
 	"steward/backend/store"
@@ -146,7 +147,17 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	if err != nil {
 		return nil, err
 	}
-	logger := log.New(logw, "steward: ", log.LstdFlags)
+	models := config.NewModels(cfg)
+	token, err := cfg.Token(getenv)
+	if err != nil {
+		return nil, err
+	}
+	// One redactor for everything: what comes back from a provider, a tool
+	// or a web page is redacted of the keys in force (Settings may change
+	// them), the server's token and anything shaped like a secret before it
+	// becomes an event or a log line, and so is every export.
+	secrets := redact.NewLive(func() []string { return append(models.Secrets(), token) })
+	logger := log.New(secrets.Writer(logw), "steward: ", log.LstdFlags)
 	bus := event.NewBus()
 	st, err := store.Open(cfg.DBPath(), &store.Options{Publisher: bus})
 	if err != nil {
@@ -178,7 +189,6 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		}
 	}
 	in := inbox.New(st, tools, func() string { return newID("ia") })
-	models := config.NewModels(cfg)
 	blobs, err := workspace.NewBlobs(filepath.Join(cfg.Home, "blobs"))
 	if err != nil {
 		st.Close()
@@ -186,24 +196,19 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	prices := config.NewPrices(cfg.Prices)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir()})
+		Redact: secrets.String, Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir()})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()
 		return nil, err
 	}
 	settings := config.NewSettings(cfg, getenv, models, prices)
-	token, err := cfg.Token(getenv)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	// What leaves the machine is redacted of the keys in force and the
-	// server's token, looked up at each export (Settings may change keys).
+	// What leaves the machine is redacted of every key in force since the
+	// start and the server's token, looked up at each export.
 	ex := exchange.New(exchange.Config{Store: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir(), Version: version, NewID: newID,
-		Secrets: func() []string { return append(models.Secrets(), token) }, Player: frontend.Player})
+		Secrets: secrets.Secrets, Player: frontend.Player})
 	replays := replay.NewService(replay.Config{Runs: runs, Log: st, Blobs: blobs, Tools: tools, Inbox: in, Models: models,
-		Dir: cfg.ReplaysDir(), Logf: logger.Printf})
+		Dir: cfg.ReplaysDir(), Logf: logger.Printf, Redact: secrets.String})
 	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
 		settings: settings, browser: browsers, exchange: ex, replays: replays, logger: logger}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"steward/backend/osext"
 	"steward/backend/policy"
 )
 
@@ -220,7 +221,7 @@ func (c Config) Token(getenv func(string) string) (string, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read token: %w", err)
 	}
-	if err := os.MkdirAll(c.Home, 0o700); err != nil {
+	if err := osext.MkdirPrivate(c.Home); err != nil {
 		return "", fmt.Errorf("create data directory: %w", err)
 	}
 	raw := make([]byte, 24)

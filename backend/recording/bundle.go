@@ -48,11 +48,12 @@ func (b *Bundle) OpenArtifact(name string) (io.ReadCloser, error) {
 // name, replacing a file of the same name. Writes are confined to dir: no
 // name or link inside it can lead out. Each file appears whole or not at
 // all: it is written under a temporary name and renamed once verified.
+// Folders are made 0700 and files 0600, like every artifact of a run.
 func (b *Bundle) WriteArtifacts(dir string) error {
 	if len(b.Artifacts) == 0 {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("artifacts folder: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
@@ -71,7 +72,7 @@ func (b *Bundle) WriteArtifacts(dir string) error {
 func (b *Bundle) writeArtifact(root *os.Root, name string) error {
 	local := filepath.FromSlash(name)
 	if d := path.Dir(name); d != "." {
-		if err := root.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.FromSlash(d), 0o700); err != nil {
 			return err
 		}
 	}
@@ -81,7 +82,7 @@ func (b *Bundle) writeArtifact(root *os.Root, name string) error {
 	}
 	defer src.Close()
 	tmp := local + ".partial"
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"steward/backend/event"
 	"steward/backend/recording"
+	"steward/backend/redact"
 	"steward/backend/run"
 	"steward/backend/store"
 )
@@ -46,6 +47,9 @@ type Config struct {
 	// Dir is where a replay's workspace is made when none is given.
 	Dir  string
 	Logf func(format string, args ...any)
+	// Redact removes secrets from the diverging values the replay records
+	// (run.Config.Redact); nil runs the detectors alone.
+	Redact func(string) string
 }
 
 // Service starts replays of recorded runs as new runs of the engine.
@@ -55,6 +59,9 @@ type Service struct{ cfg Config }
 func NewService(cfg Config) *Service {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Redact == nil {
+		cfg.Redact = redact.NewLive(nil).String
 	}
 	return &Service{cfg: cfg}
 }
@@ -202,7 +209,7 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (_ Started
 		return Started{}, fmt.Errorf("%w: workspace %s is the run's own: a replay puts the files the run changed back as they were before it, which would undo its work there; choose another folder, or none for a new one",
 			run.ErrInvalid, ws)
 	}
-	div := &divergences{log: s.cfg.Log, logf: s.cfg.Logf}
+	div := &divergences{log: s.cfg.Log, logf: s.cfg.Logf, redact: s.cfg.Redact}
 	opts := Options{LiveFrom: p.LiveFrom, OnDivergence: div.found}
 	if p.LiveFrom > 0 {
 		m, err := s.cfg.Models.Resolve(ctx, rec.Agent)
@@ -240,8 +247,9 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (_ Started
 // provider may find it before Start has returned the run's id: it is then
 // held until the id is known.
 type divergences struct {
-	log  Log
-	logf func(format string, args ...any)
+	log    Log
+	logf   func(format string, args ...any)
+	redact func(string) string
 
 	mu      sync.Mutex
 	runID   string
@@ -272,8 +280,10 @@ func (d *divergences) started(ctx context.Context, runID string) {
 }
 
 func (d *divergences) record(ctx context.Context, runID string, x Divergence) {
-	_, err := d.log.Append(ctx, event.New(runID, event.ReplayDiverged, "", event.ReplayDivergedData{
-		Step: x.Step, Field: x.Field, Recorded: clip(x.Recorded), Got: clip(x.Got)}))
+	// Redacted whole, then clipped: a secret cut in two would not be known.
+	data := event.Outside(event.ReplayDivergedData{Step: x.Step, Field: x.Field, Recorded: x.Recorded, Got: x.Got}, d.redact).(event.ReplayDivergedData)
+	data.Recorded, data.Got = clip(data.Recorded), clip(data.Got)
+	_, err := d.log.Append(ctx, event.New(runID, event.ReplayDiverged, "", data))
 	if err != nil {
 		d.logf("run %s: record the replay's divergence: %v", runID, err)
 	}

@@ -46,9 +46,11 @@ func newActive(svc *Service, st *runState, cancel context.CancelCauseFunc) *acti
 
 // emit records an event; mu must be held. It is handed to the store at the
 // next flush, with its neighbours, so the events of a step commit in one
-// group.
+// group. Every text of data that came from outside is redacted here, before
+// the fold sees it: the log, the run's error and the conversation the model
+// is sent all hold the same redacted text, before and after a restart.
 func (a *active) emitLocked(typ event.Type, node string, data any) {
-	ev := event.New(a.st.id, typ, node, data)
+	ev := event.New(a.st.id, typ, node, event.Outside(data, a.svc.cfg.Redact))
 	a.st.apply(ev)
 	a.buf = append(a.buf, ev)
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -285,11 +286,18 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 func (s *Service) stream(ctx context.Context, a *active, node string, p llm.Provider, req llm.Request) (*llm.Response, error) {
 	var buf []byte
 	last := time.Now()
-	flush := func() {
-		if len(buf) > 0 {
-			a.emit(event.LLMDelta, node, event.LLMDeltaData{Text: string(buf)})
+	flush := func(all bool) {
+		n := len(buf)
+		if !all && n < maxDelta {
+			// The text after the last white space waits for the next
+			// delta: a secret cut in two would not be recognised by the
+			// redaction of either piece.
+			n = bytes.LastIndexAny(buf, " \t\r\n") + 1
+		}
+		if n > 0 {
+			a.emit(event.LLMDelta, node, event.LLMDeltaData{Text: string(buf[:n])})
 			a.flush()
-			buf = buf[:0]
+			buf = append(buf[:0], buf[n:]...)
 		}
 		last = time.Now()
 	}
@@ -298,13 +306,16 @@ func (s *Service) stream(ctx context.Context, a *active, node string, p llm.Prov
 			return
 		}
 		buf = append(buf, d.Text...)
-		if time.Since(last) >= s.cfg.DeltaFlush || len(buf) >= 4096 {
-			flush()
+		if time.Since(last) >= s.cfg.DeltaFlush || len(buf) >= maxDelta {
+			flush(false)
 		}
 	})
-	flush()
+	flush(true)
 	return resp, err
 }
+
+// maxDelta bounds the text held for one llm.delta event.
+const maxDelta = 4096
 
 // backoff is the wait before retry number attempt: the server's Retry-After
 // when it sent one (capped), else exponential from 500 ms with ±25% jitter.

@@ -27,6 +27,7 @@ import (
 	"steward/backend/inbox"
 	"steward/backend/llm"
 	"steward/backend/policy"
+	"steward/backend/redact"
 	"steward/backend/store"
 	"steward/backend/tool"
 	"steward/backend/workspace"
@@ -102,8 +103,15 @@ type Config struct {
 	Models   Models
 	// NewID returns a fresh unique id starting with prefix.
 	NewID func(prefix string) string
-	// Logf logs system failures; nothing secret is passed to it.
+	// Logf logs system failures. Every line passes through Redact first: a
+	// failure's message may quote what a provider or a tool said.
 	Logf func(format string, args ...any)
+	// Redact removes secrets (the keys in force, the server's token, what
+	// looks like a key) from every text that comes back from a provider, a
+	// tool or a web page before it becomes an event, an error or a log line
+	// (event.Outside says which texts); the model then reads the redacted
+	// text too. Nil runs the detectors alone, with no configured values.
+	Redact func(string) string
 	// DeltaFlush bounds how long streamed text is held before it is written
 	// as one llm.delta event; 40ms by default.
 	DeltaFlush time.Duration
@@ -159,6 +167,11 @@ func New(cfg Config) *Service {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Redact == nil {
+		cfg.Redact = redact.NewLive(nil).String
+	}
+	logf, redactText := cfg.Logf, cfg.Redact
+	cfg.Logf = func(format string, args ...any) { logf("%s", redactText(fmt.Sprintf(format, args...))) }
 	if cfg.DeltaFlush == 0 {
 		cfg.DeltaFlush = 40 * time.Millisecond
 	}

@@ -19,7 +19,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -30,6 +29,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
 
 	"steward/backend/event"
+	"steward/backend/osext"
 )
 
 //go:embed migrations/*.sql
@@ -73,8 +73,20 @@ func Open(path string, opts *Options) (*Store, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// The database holds every run's log: its folder is 0700 and its files
+	// 0600, whatever the umask, and also when an older Steward left them
+	// looser. SQLite makes a new database 0644 and gives its -wal and -shm
+	// files the database's mode: so the database is made first, 0600.
+	if err := osext.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if err := osext.CreatePrivate(path); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if err := osext.Private(path + suffix); err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
 	}
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is durable
 	// across process crashes in WAL mode (only a power loss can drop the last

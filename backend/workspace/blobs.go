@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"steward/backend/osext"
 )
 
 // MaxBlob is the largest content the journal keeps. A change to a larger
@@ -23,10 +25,11 @@ var ErrNoBlob = errors.New("content not kept")
 // many runs wrote it.
 type Blobs struct{ dir string }
 
-// NewBlobs keeps blobs under dir, creating it (mode 0700: file contents of
-// the person's workspaces live there).
+// NewBlobs keeps blobs under dir, creating it, or making it private when it
+// exists (mode 0700: file contents of the person's workspaces live there).
+// Each blob is a file of mode 0600.
 func NewBlobs(dir string) (*Blobs, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := osext.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("blobs: %w", err)
 	}
 	return &Blobs{dir: dir}, nil
@@ -51,10 +54,10 @@ func (b *Blobs) Put(content []byte) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return sum, nil // kept already: contents never change under a sum
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), osext.DirMode); err != nil {
 		return "", fmt.Errorf("keep blob: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*") // mode 0600
 	if err != nil {
 		return "", fmt.Errorf("keep blob: %w", err)
 	}

@@ -117,10 +117,11 @@ func (s *session) capture(ctx context.Context, a screenshotArgs) ([]byte, string
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // saveShot writes a screenshot under <env.Artifacts>/shots, named after the
-// call's node, and returns its artifact name.
+// call's node, and returns its artifact name. Artifacts are the person's
+// data (a page may show anything): folders 0700, files 0600.
 func saveShot(env tool.Env, data []byte) (string, error) {
 	dir := filepath.Join(env.Artifacts, "shots")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("screenshot directory: %w", err)
 	}
 	base := unsafeName.ReplaceAllString(env.NodeID, "_")
@@ -132,7 +133,7 @@ func saveShot(env tool.Env, data []byte) (string, error) {
 		if i > 1 {
 			name = fmt.Sprintf("%s-%d.png", base, i)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if os.IsExist(err) {
 			continue
 		}

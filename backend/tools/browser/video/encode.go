@@ -77,7 +77,7 @@ func (r *Recorder) Encode(ctx context.Context, out string) (Info, error) {
 	}
 	defer func() { _ = os.Remove(list) }()
 
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 		return Info{}, fmt.Errorf("encode %s: %w", out, err)
 	}
 	// ffmpeg writes a temporary file renamed into place, so a failed or

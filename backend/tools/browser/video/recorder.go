@@ -75,11 +75,12 @@ type Recorder struct {
 	err        error // a failed index write of Begin or End, reported by the next Frame
 }
 
-// NewRecorder returns a Recorder that stores frames in dir, creating it. If
+// NewRecorder returns a Recorder that stores frames in dir, creating it
+// (folders 0700, files 0600: the frames show whatever the pages did). If
 // dir already holds a recording, NewRecorder continues it as Open does, so
 // nothing recorded before a restart is lost.
 func NewRecorder(dir string) (*Recorder, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create frames dir: %w", err)
 	}
 	_, err := os.Stat(filepath.Join(dir, indexName))
@@ -89,7 +90,7 @@ func NewRecorder(dir string) (*Recorder, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("frames index: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, indexName), os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, indexName), os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create frames index: %w", err)
 	}
@@ -227,7 +228,7 @@ func (r *Recorder) Frame(ts time.Time, jpeg []byte) error {
 	// waits on the disk.
 	name := fmt.Sprintf("%06d-%d.jpg", seq, ts.UnixMilli())
 	img := bytes.Clone(jpeg) // the caller may reuse its buffer
-	if err := os.WriteFile(filepath.Join(r.dir, name), img, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.dir, name), img, 0o600); err != nil {
 		return fmt.Errorf("write frame: %w", err)
 	}
 
