@@ -232,12 +232,13 @@ func (e *env) session() *http.Cookie {
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/" {
 		e.t.Fatalf("GET /?token=RIGHT = %d Location %q, want 303 to /", r.status, r.header.Get("Location"))
 	}
+	name := "steward_session_" + strconv.Itoa(e.port)
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		if c.Name == "steward_session" {
+		if c.Name == name {
 			return c
 		}
 	}
-	e.t.Fatalf("no steward_session cookie in %q", r.header.Values("Set-Cookie"))
+	e.t.Fatalf("no %s cookie in %q", name, r.header.Values("Set-Cookie"))
 	return nil
 }
 

@@ -2,7 +2,10 @@
 // HTTP on a loopback address. It holds no logic of its own: every handler
 // decodes, calls a service, and encodes. Security: every /api route needs
 // the token (bearer or session cookie); every request must name this server
-// as its Host (DNS rebinding) and come from no Origin or this server's own.
+// as its Host (DNS rebinding) and come from no Origin or this server's own;
+// a request that changes something on the strength of the cookie alone
+// must come from this server's own page (requireAuth); no answer may be
+// framed by another page (ServeHTTP).
 package api
 
 import (
@@ -165,6 +168,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, errorf(http.StatusInternalServerError, CodeInternal, "internal error; see the server log"))
 		}
 	}()
+	// No page of this server may be shown in a frame of another page: a
+	// page on another 127.0.0.1 port is same-site, gets the UI with its
+	// cookie, and could make the person click Approve in it unseen. A
+	// handler with a stricter policy of its own (the exported web page,
+	// artifacts) replaces the Content-Security-Policy; X-Frame-Options
+	// stays on every answer.
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", noFraming)
 	if !s.hostAllowed(r.Host) {
 		s.fail(w, r, errorf(http.StatusForbidden, CodeForbidden, "host "+strconv.Quote(r.Host)+" is not this server"))
 		return
@@ -183,11 +194,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// requireAuth lets through requests that prove the token. One that changes
+// something on the strength of the session cookie alone must also come
+// from a page of this server (sameOrigin): the browser sends the cookie
+// with requests that other pages on this machine make, too.
 func (s *Server) requireAuth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorized(r) {
+		switch s.authenticate(r) {
+		case noCredential:
 			s.fail(w, r, errorf(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong token: send Authorization: Bearer TOKEN, or open the URL that steward serve printed"))
 			return
+		case byCookie:
+			if changesState(r) && !s.sameOrigin(r) {
+				s.fail(w, r, errorf(http.StatusForbidden, CodeForbidden, r.Method+" "+r.URL.Path+
+					" with the session cookie must come from this server's own page (its Origin, or Sec-Fetch-Site: same-origin); programs send Authorization: Bearer TOKEN"))
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})

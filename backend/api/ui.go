@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// noFraming is the Content-Security-Policy of every answer that sets none
+// of its own: no page may frame it (ServeHTTP says why).
+const noFraming = "frame-ancestors 'none'"
+
+// uiPolicy is the UI's Content-Security-Policy: its own scripts, styles,
+// pictures and connections only, and never in a frame.
+const uiPolicy = "default-src 'self'; connect-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; media-src 'self' blob:; " + noFraming
+
 // ui serves the embedded single-page app. Opening /?token=TOKEN trades the
 // token for the session cookie and redirects to / so the token does not stay
 // in the address bar or the history.
@@ -58,7 +66,7 @@ func (s *Server) ui() http.Handler {
 		} else if strings.HasPrefix(name, "assets/") {
 			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable") // hashed names
 		}
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; media-src 'self' blob:")
+		w.Header().Set("Content-Security-Policy", uiPolicy)
 		files.ServeHTTP(w, r)
 	})
 }
