@@ -204,9 +204,10 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	settings := config.NewSettings(cfg, getenv, models, prices)
 	// What leaves the machine is redacted of every key in force since the
-	// start and the server's token, looked up at each export.
+	// start, the server's token and what was found as a secret meanwhile,
+	// looked up at each export.
 	ex := exchange.New(exchange.Config{Store: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir(), Version: version, NewID: newID,
-		Secrets: secrets.Secrets, Player: frontend.Player})
+		Secrets: secrets.Secrets, Learned: secrets.Learned, Player: frontend.Player})
 	replays := replay.NewService(replay.Config{Runs: runs, Log: st, Blobs: blobs, Tools: tools, Inbox: in, Models: models,
 		Dir: cfg.ReplaysDir(), Logf: logger.Printf, Redact: secrets.String})
 	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,

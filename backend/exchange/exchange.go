@@ -70,6 +70,11 @@ type Config struct {
 	// Secrets returns the values to remove from everything exported (the
 	// provider keys in force, the server's token), at the time of export.
 	Secrets func() []string
+	// Learned returns values found as secrets since the process started
+	// (redact.Live.Learned), removed too: the text that marked them is
+	// redacted in the log already, so the export's own learning cannot
+	// find them again. Nil is none.
+	Learned func() []string
 	// NewID returns a fresh id with prefix (for imported runs).
 	NewID func(prefix string) string
 	// Player returns the built web page that replays a recording.
@@ -87,6 +92,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = func() []string { return nil }
+	}
+	if cfg.Learned == nil {
+		cfg.Learned = func() []string { return nil }
 	}
 	return &Service{cfg: cfg}
 }
@@ -120,7 +128,7 @@ func (s *Service) Export(ctx context.Context, runID, format string, w io.Writer)
 	defer os.Remove(f.Name())
 	defer f.Close()
 	m, err := recording.Export(ctx, s.source(), runID, f, recording.ExportOptions{
-		Steward: s.cfg.Version, Redactor: redact.New(s.cfg.Secrets()...), Now: s.cfg.Now})
+		Steward: s.cfg.Version, Redactor: redact.New(s.cfg.Secrets()...).WithLearned(s.cfg.Learned()), Now: s.cfg.Now})
 	if err != nil {
 		return Export{}, err
 	}

@@ -97,3 +97,31 @@ func TestLiveConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLiveLearns: a value a detector found once is removed from later texts
+// where nothing marks it as a secret, and handed to exports by Learned.
+func TestLiveLearns(t *testing.T) {
+	t.Parallel()
+	l := redact.NewLive(nil)
+	if got := l.String("printf %s " + awsSecret); got != "printf %s "+awsSecret {
+		t.Fatalf("a bare value was redacted before it was learned: %q", got)
+	}
+	if got := l.String("AWS_SECRET_ACCESS_KEY=" + awsSecret); got != "AWS_SECRET_ACCESS_KEY=[REDACTED:api_key]" {
+		t.Errorf("the assignment: %q", got)
+	}
+	if got := l.String("the key was " + awsSecret + "."); got != "the key was [REDACTED:learned]." {
+		t.Errorf("the value alone, after it was learned: %q", got)
+	}
+	if got := l.Learned(); len(got) != 1 || got[0] != awsSecret {
+		t.Errorf("Learned() = %q, want the one value", got)
+	}
+	if got := l.Secrets(); len(got) != 0 {
+		t.Errorf("Secrets() = %q: a learned value is not a configured one", got)
+	}
+	// An export made with what Live learned removes it from text written
+	// before it was learned.
+	r := redact.New(l.Secrets()...).WithLearned(l.Learned())
+	if got := r.String("event", "printf %s "+awsSecret); got != "printf %s [REDACTED:learned]" {
+		t.Errorf("export: %q", got)
+	}
+}

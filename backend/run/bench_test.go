@@ -16,6 +16,7 @@ import (
 	"steward/backend/inbox"
 	"steward/backend/llm"
 	"steward/backend/llm/script"
+	"steward/backend/redact"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -71,8 +72,12 @@ func BenchmarkEngineStep(b *testing.B) {
 		}
 		cp := &clockedProvider{inner: script.New(sc, script.Options{})}
 		var n int
+		// The redactor as main.go builds it: two keys and the token in force.
+		secrets := redact.NewLive(func() []string {
+			return append([]string{"sk-proj-benchmarkKey0123456789abcdefABCDEF", "sk-ant-api03-benchmarkKey0123456789abcdef"}, "0123456789abcdef0123456789abcdef")
+		})
 		svc := run.New(run.Config{Store: st, Approver: inbox.New(st, nil, func() string { n++; return fmt.Sprint("ia", n) }),
-			Tools: reg, Models: benchModels{cp}, NewID: func(p string) string { n++; return fmt.Sprint(p, n) }})
+			Tools: reg, Models: benchModels{cp}, NewID: func(p string) string { n++; return fmt.Sprint(p, n) }, Redact: secrets.String})
 		a := agent.Default()
 		a.Tools, a.MaxSteps = []string{"noop"}, steps+1
 		r, err := svc.Start(context.Background(), run.StartParams{Agent: a, Instructions: "benchmark", Workspace: b.TempDir()})
