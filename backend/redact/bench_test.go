@@ -128,3 +128,39 @@ func TestJSON10kBudget(t *testing.T) {
 		t.Errorf("redacted %d secrets in 10,000 events, want 100 (one in a hundred; others are false positives)", got)
 	}
 }
+
+// BenchmarkLiveStep is what the engine's redaction adds to one step of a
+// run (see run.BenchmarkEngineStep): the texts of a model call (a delta,
+// its whole text, no error) and of a tool call (a short output), through a
+// Live that asks for the keys in force at each call as main.go's does.
+func BenchmarkLiveStep(b *testing.B) {
+	l := redact.NewLive(func() []string { return append([]string{openAIKey, anthropicKey}, serverToken) })
+	text := "Step 12: checking one more thing before I go on."
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range []string{text, "", "", text, "ok", "", ""} {
+			_ = l.String(s)
+		}
+	}
+}
+
+// BenchmarkLiveEvents redacts the outside texts of 10,000 events like a
+// long coding run's (payloads), one by one as the engine records them.
+func BenchmarkLiveEvents(b *testing.B) {
+	var texts []string
+	for _, p := range payloads(b, 10000) {
+		var d struct{ Text, Output, Error, Reason string }
+		if err := json.Unmarshal(p, &d); err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, d.Text, d.Output, d.Error, d.Reason)
+	}
+	l := redact.NewLive(func() []string { return append([]string{openAIKey, anthropicKey}, serverToken) })
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range texts {
+			_ = l.String(s)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(time.Millisecond), "ms/10k")
+}

@@ -101,6 +101,9 @@ func (l *Live) add(configured, learned []string) *liveSet {
 // String returns s with every secret replaced by "[REDACTED:<kind>]", or s
 // itself when it holds none.
 func (l *Live) String(s string) string {
+	if len(s) < minSecretLen {
+		return s // too short for any secret: most errors and outputs of a step are ""
+	}
 	set := l.current()
 	spans := set.r.detect(s, nil)
 	if len(spans) == 0 {
