@@ -7,7 +7,10 @@
 // A Redactor is made per export and counts what it replaced, by kind and by
 // the "where" label its caller gives (an event, a blob, the manifest); the
 // counts go into the export's manifest. Neither the counts nor anything
-// else the package returns or logs ever holds a secret value.
+// else the package returns or logs ever holds a secret value. A Live is the
+// same checks for the life of a process: the engine passes what comes back
+// from providers, tools and web pages through it before recording or
+// logging it (see live.go).
 //
 // Detection errs on the side of redacting: a random-looking value after a
 // secret-named key is removed even if it was harmless. It stays cheap where
