@@ -65,6 +65,11 @@ type Store struct {
 	closeOnce sync.Once
 	mu        sync.RWMutex // guards closed against appends racing Close
 	closed    bool
+
+	// instance names this opening of the database as a lease holder; lock
+	// is held while it is open (see holders.go).
+	instance string
+	lock     *holderLock
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -95,8 +100,15 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	r.SetMaxOpenConns(4)
+	instance, lock, err := lockHolder(path)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	s := &Store{w: w, r: r, now: opts.Now, pub: opts.Publisher, maxBatch: opts.MaxBatch,
-		appends: make(chan *appendReq, 4096), stmts: map[string]*sql.Stmt{}, quit: make(chan struct{}), done: make(chan struct{})}
+		appends: make(chan *appendReq, 4096), stmts: map[string]*sql.Stmt{}, quit: make(chan struct{}), done: make(chan struct{}),
+		instance: instance, lock: lock}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -106,11 +118,13 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err := s.migrate(context.Background()); err != nil {
 		w.Close()
 		r.Close()
+		lock.release()
 		return nil, err
 	}
 	if err := s.prepareWriter(context.Background()); err != nil {
 		w.Close()
 		r.Close()
+		lock.release()
 		return nil, err
 	}
 	go s.writeLoop()
@@ -133,6 +147,8 @@ func (s *Store) Close() error {
 		if rerr := s.r.Close(); err == nil {
 			err = rerr
 		}
+		// Last: the leases this Store still holds are dead from here on.
+		s.lock.release()
 	})
 	return err
 }
