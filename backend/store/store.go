@@ -1,6 +1,8 @@
 // Package store keeps Steward's state in SQLite (github.com/mattn/go-sqlite3):
 // the append-only event log of every run and the projections read from it
-// (runs, nodes, edges, interactions), plus agents and applied commands.
+// (runs, nodes, edges, interactions), plus agents, applied commands and the
+// leases of the processes that drive runs (holders.go says how a lease's
+// holder is known to be gone).
 //
 // Guarantees:
 //   - One writer. All writes go through one connection; event appends go
@@ -11,6 +13,8 @@
 //     batch after the commit and before any appender is released, so nothing
 //     reaches a subscriber before it is durable.
 //   - seq is dense per run, starting at 1, assigned here.
+//   - A command's answer and the events of its effect commit together
+//     (SubmitCommand).
 package store
 
 import (
