@@ -25,6 +25,9 @@ const (
 	CodeTooLarge         = "too_large"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeUnavailable      = "unavailable"
+	// CodeUpgradeRequired answers a request to the WebSocket route that is
+	// no WebSocket upgrade, or one of a version other than 13 (426).
+	CodeUpgradeRequired = "upgrade_required"
 )
 
 // Error is an error with a stable code and a message safe to show a client.

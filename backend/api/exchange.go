@@ -51,7 +51,7 @@ func (s *Server) checkExchange(format string) error {
 // exportRun answers the export as a download. It is made whole before the
 // first byte is sent, so a failure is an error answer, not a cut file.
 func (s *Server) exportRun(w http.ResponseWriter, r *http.Request) error {
-	format := r.URL.Query().Get("format")
+	format := qExportFormat.get(r) // checkExchange checks it, as it does a saved export's
 	if format == "" {
 		format = exchange.FormatSteward
 	}

@@ -49,7 +49,7 @@ func (s *Server) listDirs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		home = "" // unknown ($HOME unset): an empty path and ~ are refused
 	}
-	p, err := dirPath(r.URL.Query().Get("path"), home)
+	p, err := dirPath(qDirsPath.get(r), home)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,14 @@ type route struct {
 	// OpenAPI document; nil means none.
 	request, response any
 	status            int // success status, 200 when zero
+	// body is the media type of a request body that is not JSON (a file).
+	body string
+	// query are the route's query parameters: read through them, and
+	// nothing else is taken (see checkQuery).
+	query []queryParam
+	// errors are the error statuses the route answers besides those of
+	// every route (see errorStatuses).
+	errors []int
 }
 
 type (
@@ -60,42 +68,42 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/readyz", summary: "Readiness: the store answers", handler: h(s.readyz), response: statusBody{}},
 		{method: "GET", path: "/api/v1/info", summary: "Server version and model provider", auth: true, handler: h(s.info), response: Info{}},
 		{method: "GET", path: "/api/v1/agents", summary: "List agents", auth: true, handler: h(s.listAgents), response: agentsBody{}},
-		{method: "POST", path: "/api/v1/agents", summary: "Create an agent", auth: true, handler: h(s.createAgent), request: AgentInput{}, response: Agent{}, status: 201},
+		{method: "POST", path: "/api/v1/agents", summary: "Create an agent", auth: true, handler: h(s.createAgent), request: AgentInput{}, response: Agent{}, status: 201, errors: []int{http.StatusConflict}},
 		{method: "GET", path: "/api/v1/agents/{id}", summary: "Read an agent (by id or name)", auth: true, handler: h(s.getAgent), response: Agent{}},
-		{method: "PUT", path: "/api/v1/agents/{id}", summary: "Replace an agent", auth: true, handler: h(s.updateAgent), request: AgentInput{}, response: Agent{}},
+		{method: "PUT", path: "/api/v1/agents/{id}", summary: "Replace an agent", auth: true, handler: h(s.updateAgent), request: AgentInput{}, response: Agent{}, errors: []int{http.StatusConflict}},
 		{method: "DELETE", path: "/api/v1/agents/{id}", summary: "Delete an agent", auth: true, handler: h(s.deleteAgent), status: 204},
-		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first (filters: status, agent, q, limit)", auth: true, handler: h(s.listRuns), response: runsBody{}},
+		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first", auth: true, handler: h(s.listRuns), response: runsBody{}, query: []queryParam{qRunStatus, qRunAgent, qRunText, qRunLimit}},
 		{method: "POST", path: "/api/v1/runs", summary: "Start a run", auth: true, handler: h(s.startRun), request: StartRun{}, response: Run{}, status: 201},
 		{method: "GET", path: "/api/v1/runs/{id}", summary: "Read a run", auth: true, handler: h(s.getRun), response: Run{}},
-		{method: "GET", path: "/api/v1/runs/{id}/events", summary: "Read a run's log in pages (after, limit)", auth: true, handler: h(s.events), response: eventsBody{}},
+		{method: "GET", path: "/api/v1/runs/{id}/events", summary: "Read a run's log in pages", auth: true, handler: h(s.events), response: eventsBody{}, query: []queryParam{qEventsAfter, qEventsLimit}},
 		{method: "GET", path: "/api/v1/runs/{id}/graph", summary: "The run's execution graph", auth: true, handler: h(s.graph), response: Graph{}},
 		{method: "GET", path: "/api/v1/runs/{id}/nodes/{node}", summary: "One node of the graph with its events and, for a model call, its input", auth: true, handler: h(s.node), response: NodeDetail{}},
 		{method: "GET", path: "/api/v1/runs/{id}/files", summary: "The files the run changed (or saw changed), with diffs for the run and for each change", auth: true, handler: h(s.files), response: FilesView{}},
-		{method: "POST", path: "/api/v1/runs/{id}/files/undo", summary: "Take back the file changes of one op (a tool node, or an earlier undo); 409 lists conflicts and nothing is written", auth: true, handler: h(s.restore(run.RestoreUndo)), request: RestoreInput{}, response: run.RestoreResult{}},
-		{method: "POST", path: "/api/v1/runs/{id}/files/revert", summary: "Take back every file change of the run; 409 lists conflicts and nothing is written", auth: true, handler: h(s.restore(run.RestoreRevert)), response: run.RestoreResult{}},
-		{method: "POST", path: "/api/v1/runs/{id}/files/rewind", summary: "Take back the file changes of a node and of everything after it; 409 lists conflicts and nothing is written", auth: true, handler: h(s.restore(run.RestoreRewind)), request: RestoreInput{}, response: run.RestoreResult{}},
-		{method: "GET", path: "/api/v1/runs/{id}/export", summary: "Export the run (format: steward, html, otlp, video) as a download; redacted", auth: true, handler: h(s.exportRun)},
-		{method: "POST", path: "/api/v1/runs/{id}/export/save", summary: "Desktop window: save an export where the person chooses in the native dialog", auth: true, handler: h(s.saveExport), request: ExportSaveInput{}, response: ExportSaved{}},
-		{method: "POST", path: "/api/v1/runs/{id}/replay", summary: "Replay a run that has ended as a new run linked to it: the model's answers (and, with tools recorded, the tools' results) come from its log; the first difference is recorded as replay.diverged", auth: true, handler: h(s.replayRun), request: ReplayInput{}, response: Run{}, status: 201},
-		{method: "POST", path: "/api/v1/recordings", summary: "Import a recording (.steward, the request body) as a new read-only run", auth: true, handler: h(s.importRun), response: Run{}, status: 201},
+		{method: "POST", path: "/api/v1/runs/{id}/files/undo", summary: "Take back the file changes of one op (a tool node, or an earlier undo); 409 lists conflicts and nothing is written", auth: true, handler: h(s.restore(run.RestoreUndo)), request: RestoreInput{}, response: run.RestoreResult{}, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/runs/{id}/files/revert", summary: "Take back every file change of the run; 409 lists conflicts and nothing is written", auth: true, handler: h(s.restore(run.RestoreRevert)), response: run.RestoreResult{}, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/runs/{id}/files/rewind", summary: "Take back the file changes of a node and of everything after it; 409 lists conflicts and nothing is written", auth: true, handler: h(s.restore(run.RestoreRewind)), request: RestoreInput{}, response: run.RestoreResult{}, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
+		{method: "GET", path: "/api/v1/runs/{id}/export", summary: "Export the run (format: steward, html, otlp, video) as a download; redacted", auth: true, handler: h(s.exportRun), query: []queryParam{qExportFormat}, errors: []int{http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/runs/{id}/export/save", summary: "Desktop window: save an export where the person chooses in the native dialog", auth: true, handler: h(s.saveExport), request: ExportSaveInput{}, response: ExportSaved{}, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/runs/{id}/replay", summary: "Replay a run that has ended as a new run linked to it: the model's answers (and, with tools recorded, the tools' results) come from its log; the first difference is recorded as replay.diverged", auth: true, handler: h(s.replayRun), request: ReplayInput{}, response: Run{}, status: 201, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/recordings", summary: "Import a recording (.steward, the request body) as a new read-only run", auth: true, handler: h(s.importRun), response: Run{}, status: 201, body: "application/octet-stream", errors: []int{http.StatusNotImplemented}},
 		{method: "GET", path: "/api/v1/runs/{id}/artifacts/{name...}", summary: "A picture or video the run produced (screenshot, browser recording), as announced by artifact.created", auth: true, handler: h(s.artifact)},
 		{method: "GET", path: "/api/v1/runs/{id}/browser/frame", summary: "The latest picture (JPEG) of the run's live browser; header X-Frame-Time is when it was painted (unix ms)", auth: true, handler: h(s.browserFrame)},
-		{method: "POST", path: "/api/v1/runs/{id}/browser/recording", summary: "Make a video of the live run's browser recording so far (browser-so-far.mp4); the run's own video is made when it ends", auth: true, handler: h(s.recordingSoFar), response: tool.Artifact{}},
+		{method: "POST", path: "/api/v1/runs/{id}/browser/recording", summary: "Make a video of the live run's browser recording so far (browser-so-far.mp4); the run's own video is made when it ends", auth: true, handler: h(s.recordingSoFar), response: tool.Artifact{}, errors: []int{http.StatusConflict}},
 		{method: "POST", path: "/api/v1/runs/{id}/commands", summary: "Send a control command", auth: true, handler: h(s.command), request: Command{}, response: CommandResult{}},
-		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs (filters: status, run_id)", auth: true, handler: h(s.listInteractions), response: interactionsBody{}},
-		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval or a question; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}},
+		{method: "GET", path: "/api/v1/interactions", summary: "The inbox across runs", auth: true, handler: h(s.listInteractions), response: interactionsBody{}, query: []queryParam{qInteractionStatus, qInteractionRun}},
+		{method: "POST", path: "/api/v1/interactions/{id}/answer", summary: "Answer an approval or a question; the first answer wins", auth: true, handler: h(s.answer), request: Answer{}, response: Interaction{}, errors: []int{http.StatusConflict}},
 		{method: "POST", path: "/api/v1/interactions/answers", summary: "Answer several interactions together (a turn's parallel calls); each succeeds or fails on its own", auth: true, handler: h(s.answerMany), request: Answers{}, response: answersBody{}},
 		{method: "GET", path: "/api/v1/grants", summary: "Saved grants (approve always, deny always), newest first", auth: true, handler: h(s.listGrants), response: grantsBody{}},
 		{method: "DELETE", path: "/api/v1/grants/{id}", summary: "Revoke a grant", auth: true, handler: h(s.deleteGrant), status: 204},
-		{method: "GET", path: "/api/v1/fs/dirs", summary: "The subfolders of a folder on this machine, for choosing a workspace (path: absolute or ~; empty for home)", auth: true, handler: h(s.listDirs), response: DirList{}},
-		{method: "GET", path: "/api/v1/settings", summary: "Providers (never their keys), local model servers, and the price table", auth: true, handler: h(s.settings), response: config.SettingsView{}},
-		{method: "PUT", path: "/api/v1/settings/providers/{name}", summary: "Change a provider's base URL, model or stored key (applies to runs started after)", auth: true, handler: h(s.setProvider), request: config.ProviderInput{}, response: config.SettingsView{}},
-		{method: "POST", path: "/api/v1/settings/providers/{name}/test", summary: "Test a provider: list its models with the settings in force", auth: true, handler: h(s.testProvider), response: config.TestResult{}},
-		{method: "PUT", path: "/api/v1/settings/prices", summary: "Replace the configured prices (the defaults stay underneath)", auth: true, handler: h(s.setPrices), request: PricesInput{}, response: config.SettingsView{}},
-		{method: "POST", path: "/api/v1/desktop/folder", summary: "Choose a folder with the desktop window's native dialog (501 outside the desktop window)", auth: true, handler: h(s.pickFolder), request: FolderInput{}, response: FolderChoice{}},
+		{method: "GET", path: "/api/v1/fs/dirs", summary: "The subfolders of a folder on this machine, for choosing a workspace (path: absolute or ~; empty for home)", auth: true, handler: h(s.listDirs), response: DirList{}, query: []queryParam{qDirsPath}, errors: []int{http.StatusNotFound}},
+		{method: "GET", path: "/api/v1/settings", summary: "Providers (never their keys), local model servers, and the price table", auth: true, handler: h(s.settings), response: config.SettingsView{}, errors: []int{http.StatusNotImplemented}},
+		{method: "PUT", path: "/api/v1/settings/providers/{name}", summary: "Change a provider's base URL, model or stored key (applies to runs started after)", auth: true, handler: h(s.setProvider), request: config.ProviderInput{}, response: config.SettingsView{}, errors: []int{http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/settings/providers/{name}/test", summary: "Test a provider: list its models with the settings in force", auth: true, handler: h(s.testProvider), response: config.TestResult{}, errors: []int{http.StatusNotImplemented}},
+		{method: "PUT", path: "/api/v1/settings/prices", summary: "Replace the configured prices (the defaults stay underneath)", auth: true, handler: h(s.setPrices), request: PricesInput{}, response: config.SettingsView{}, errors: []int{http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/desktop/folder", summary: "Choose a folder with the desktop window's native dialog (501 outside the desktop window)", auth: true, handler: h(s.pickFolder), request: FolderInput{}, response: FolderChoice{}, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
 		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
 		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
-		{method: "GET", path: "/api/v1/ws", summary: "WebSocket: subscribe to events, send commands and answers", auth: true, handler: http.HandlerFunc(s.ws)},
+		{method: "GET", path: "/api/v1/ws", summary: "WebSocket: subscribe to events, send commands and answers", auth: true, handler: http.HandlerFunc(s.ws), errors: []int{http.StatusUpgradeRequired}},
 	}
 }
 
@@ -186,20 +194,13 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var runStatuses = map[string]bool{"queued": true, "running": true, "waiting": true, "completed": true, "failed": true, "cancelled": true}
-
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := store.RunFilter{Agent: q.Get("agent"), Text: q.Get("q")}
-	if st := q.Get("status"); st != "" {
-		for _, v := range strings.Split(st, ",") {
-			if !runStatuses[v] {
-				return errorf(http.StatusBadRequest, CodeInvalid, "status "+strconv.Quote(v)+" is not a run status")
-			}
-			f.Statuses = append(f.Statuses, v)
-		}
+	f := store.RunFilter{Agent: qRunAgent.get(r), Text: qRunText.get(r)}
+	var err error
+	if f.Statuses, err = qRunStatus.values(r); err != nil {
+		return err
 	}
-	limit, err := intParam(q.Get("limit"), "limit", 100, 1, 1000)
+	limit, err := qRunLimit.int(r)
 	if err != nil {
 		return err
 	}
@@ -253,11 +254,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
 		return err
 	}
-	after, err := intParam(r.URL.Query().Get("after"), "after", 0, 0, 1<<62)
+	after, err := qEventsAfter.int(r)
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 500, 1, 5000)
+	limit, err := qEventsLimit.int(r)
 	if err != nil {
 		return err
 	}

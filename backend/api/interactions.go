@@ -12,14 +12,12 @@ import (
 // maxBatch bounds the answers of one batch: a turn's calls, with room.
 const maxBatch = 100
 
-var interactionStatuses = map[string]bool{"pending": true, "answered": true, "cancelled": true, "expired": true}
-
 func (s *Server) listInteractions(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := store.InteractionFilter{Status: q.Get("status"), RunID: q.Get("run_id")}
-	if f.Status != "" && !interactionStatuses[f.Status] {
-		return errorf(http.StatusBadRequest, CodeInvalid, "status "+strconv.Quote(f.Status)+" is not one of pending, answered, cancelled, expired")
+	status, err := qInteractionStatus.value(r)
+	if err != nil {
+		return err
 	}
+	f := store.InteractionFilter{Status: status, RunID: qInteractionRun.get(r)}
 	list, err := s.cfg.Store.ListInteractions(r.Context(), f)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,9 @@ func (s *Server) OpenAPI() ([]byte, error) {
 			for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
 				params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]string{"type": "string"}})
 			}
+			for _, q := range rt.query {
+				params = append(params, q.schema())
+			}
 			if params != nil {
 				op["parameters"] = params
 			}
@@ -54,6 +58,9 @@ func (s *Server) OpenAPI() ([]byte, error) {
 				}
 				op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": sch}}}
 			}
+			if rt.body != "" { // a file as it is: any bytes (OpenAPI 3.1 §4.8.14.3)
+				op["requestBody"] = map[string]any{"required": true, "description": rt.summary, "content": map[string]any{rt.body: map[string]any{}}}
+			}
 			status := rt.status
 			if status == 0 {
 				status = http.StatusOK
@@ -67,10 +74,14 @@ func (s *Server) OpenAPI() ([]byte, error) {
 				}
 				resp["content"] = map[string]any{"application/json": map[string]any{"schema": sch}}
 			}
-			op["responses"] = map[string]any{
+			responses := map[string]any{
 				strconv.Itoa(status): resp,
-				"default":            map[string]any{"description": "An error: {\"error\": {\"code\", \"message\"}}", "content": map[string]any{"application/json": map[string]any{"schema": errorSchema}}},
+				"default":            errorResponse("An error: {\"error\": {\"code\", \"message\"}}"),
 			}
+			for _, code := range errorStatuses(rt) {
+				responses[strconv.Itoa(code)] = errorResponse(http.StatusText(code))
+			}
+			op["responses"] = responses
 			if paths[path] == nil {
 				paths[path] = map[string]any{}
 			}
@@ -80,10 +91,13 @@ func (s *Server) OpenAPI() ([]byte, error) {
 			"openapi": "3.1.0",
 			"info":    map[string]any{"title": "Steward API", "version": "v1", "description": "Local agent workbench. See docs/api.md."},
 			"paths":   paths,
-			"components": map[string]any{"securitySchemes": map[string]any{
-				"bearer":  map[string]any{"type": "http", "scheme": "bearer"},
-				"session": map[string]any{"type": "apiKey", "in": "cookie", "name": cookieName},
-			}},
+			"components": map[string]any{
+				"securitySchemes": map[string]any{
+					"bearer":  map[string]any{"type": "http", "scheme": "bearer"},
+					"session": map[string]any{"type": "apiKey", "in": "cookie", "name": cookieName},
+				},
+				"schemas": map[string]any{"Error": errorSchema},
+			},
 		}
 		openapiDoc, openapiErr = json.MarshalIndent(doc, "", "  ")
 	})
@@ -98,6 +112,32 @@ var errorSchema = map[string]any{
 		"required":   []string{"code", "message"},
 	}},
 	"required": []string{"error"},
+}
+
+// errorResponse is an error answer in the document: the error schema.
+func errorResponse(description string) map[string]any {
+	return map[string]any{"description": description,
+		"content": map[string]any{"application/json": map[string]any{"schema": map[string]string{"$ref": "#/components/schemas/Error"}}}}
+}
+
+// errorStatuses are the error answers of rt, as the server gives them: 400
+// from every route (a query parameter it does not take is refused), 403
+// from every route (the Host and Origin checks), 401 behind the token, 404
+// with an id in the path, 413 with a request body, and the route's own.
+func errorStatuses(rt route) []int {
+	out := []int{http.StatusBadRequest, http.StatusForbidden}
+	if rt.auth {
+		out = append(out, http.StatusUnauthorized)
+	}
+	if strings.Contains(rt.path, "{") {
+		out = append(out, http.StatusNotFound)
+	}
+	if rt.request != nil || rt.body != "" {
+		out = append(out, http.StatusRequestEntityTooLarge)
+	}
+	out = append(out, rt.errors...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func operationID(rt route) string {

@@ -101,6 +101,9 @@ func TestOpenAPI(t *testing.T) {
 			}
 			var params []string
 			for _, p := range op.Parameters {
+				if p.In == "query" {
+					continue // TestOpenAPIDeclaresTheWire
+				}
 				if p.In != "path" || !p.Required {
 					t.Errorf("%s: parameter %+v", route, p)
 				}

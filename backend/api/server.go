@@ -145,7 +145,7 @@ func New(cfg Config) *Server {
 	s.portStr.Store("")
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
-		h := rt.handler
+		h := s.checkQuery(rt, rt.handler)
 		if rt.auth {
 			h = s.requireAuth(h)
 		}

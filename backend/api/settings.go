@@ -18,9 +18,7 @@ type Settings interface {
 var _ Settings = (*config.Settings)(nil)
 
 // PricesInput replaces the configured prices.
-type PricesInput struct {
-	Prices map[string]config.Price `json:"prices"`
-}
+type PricesInput = config.PricesInput
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Settings == nil {
@@ -68,7 +66,11 @@ func (s *Server) setPrices(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	if err := s.cfg.Settings.SetPrices(r.Context(), in.Prices); err != nil {
+	prices, err := in.Table()
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Settings.SetPrices(r.Context(), prices); err != nil {
 		return err
 	}
 	return s.settings(w, r)

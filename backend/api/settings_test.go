@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"steward/backend/api"
 	"steward/backend/config"
 )
@@ -43,7 +45,7 @@ func TestSettingsOverTheAPI(t *testing.T) {
 		t.Errorf("auto agents use %s (demo %v) after the key was saved", info.Provider, info.Demo)
 	}
 
-	e.call("PUT", "/api/v1/settings/prices", api.PricesInput{Prices: map[string]config.Price{"house-model": {Input: 1, Output: 2}}}, http.StatusOK, &v)
+	e.call("PUT", "/api/v1/settings/prices", json.RawMessage(`{"prices": {"house-model": {"input_per_mtok": 1, "output_per_mtok": 2}}}`), http.StatusOK, &v)
 	found := false
 	for _, p := range v.Prices {
 		found = found || (p.Model == "house-model" && p.Source == "config" && p.Output == 2)
@@ -51,7 +53,67 @@ func TestSettingsOverTheAPI(t *testing.T) {
 	if !found {
 		t.Errorf("prices %+v", v.Prices)
 	}
-	wantError(t, e.do("PUT", "/api/v1/settings/prices", api.PricesInput{Prices: map[string]config.Price{"x": {Input: -1}}}), http.StatusBadRequest, "invalid")
+	wantError(t, e.do("PUT", "/api/v1/settings/prices", json.RawMessage(`{"prices": {"x": {"input_per_mtok": -1, "output_per_mtok": 1}}}`)), http.StatusBadRequest, "invalid")
+}
+
+// TestSetPricesRefusesWhatIsNoTable: a body without prices, with null, or
+// with a price that lacks its rates is refused with 400 naming the field,
+// and the configured prices stay as they were; {"prices": {}} clears them.
+func TestSetPricesRefusesWhatIsNoTable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const house = `{"prices": {"house-model": {"input_per_mtok": 1, "output_per_mtok": 2}}}`
+	e.call("PUT", "/api/v1/settings/prices", json.RawMessage(house), http.StatusOK, nil)
+	configured := func() map[string]config.PriceView {
+		t.Helper()
+		var v config.SettingsView
+		e.call("GET", "/api/v1/settings", nil, http.StatusOK, &v)
+		out := map[string]config.PriceView{}
+		for _, p := range v.Prices {
+			if p.Source == "config" {
+				out[p.Model] = p
+			}
+		}
+		return out
+	}
+	before := configured()
+	if len(before) != 1 {
+		t.Fatalf("configured prices %+v, want house-model", before)
+	}
+	tests := []struct {
+		name, body, field string
+	}{
+		{"an empty object", `{}`, "prices is missing"},
+		{"prices null", `{"prices": null}`, "prices is missing or null"},
+		{"a price without numbers", `{"prices": {"m": {}}}`, "prices.m.input_per_mtok"},
+		{"a price without its output rate", `{"prices": {"m": {"input_per_mtok": 1}}}`, "prices.m.output_per_mtok"},
+		{"a price without its input rate", `{"prices": {"m": {"output_per_mtok": 1, "cached_input_per_mtok": 0.5}}}`, "prices.m.input_per_mtok"},
+		{"a price that is null", `{"prices": {"m": null}}`, "prices.m.input_per_mtok"},
+		{"a rate that is a string", `{"prices": {"m": {"input_per_mtok": "1", "output_per_mtok": 2}}}`, "input_per_mtok"},
+		{"an unknown field in a price", `{"prices": {"m": {"input_per_mtok": 1, "output_per_mtok": 2, "per_call": 3}}}`, "per_call"},
+		{"a negative rate", `{"prices": {"m": {"input_per_mtok": 1, "output_per_mtok": -2}}}`, "prices.m"},
+		{"a price with no model name", `{"prices": {" ": {"input_per_mtok": 1, "output_per_mtok": 2}}}`, "no model name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := wantError(t, e.with(t).do("PUT", "/api/v1/settings/prices", json.RawMessage(tt.body)), http.StatusBadRequest, "invalid")
+			if !strings.Contains(msg, tt.field) {
+				t.Errorf("message %q does not name %q", msg, tt.field)
+			}
+			if diff := cmp.Diff(before, configured()); diff != "" {
+				t.Errorf("a refused body changed the configured prices (-before +after):\n%s", diff)
+			}
+		})
+	}
+	// Rates of 0 are rates; the cached one may be left out.
+	e.call("PUT", "/api/v1/settings/prices", json.RawMessage(`{"prices": {"local": {"input_per_mtok": 0, "output_per_mtok": 0}}}`), http.StatusOK, nil)
+	if got := configured(); len(got) != 1 || got["local"].Model != "local" {
+		t.Errorf("configured prices %+v, want local only", got)
+	}
+	e.call("PUT", "/api/v1/settings/prices", json.RawMessage(`{"prices": {}}`), http.StatusOK, nil)
+	if got := configured(); len(got) != 0 {
+		t.Errorf("{\"prices\": {}} left %+v", got)
+	}
 }
 
 // An agent's approval timeout goes through the API and is validated there.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -16,6 +17,10 @@ import (
 // WebSocket close codes of our own (4000-4999 are the application's).
 const (
 	closeSlow = 4008 // the client did not read fast enough
+	// closeSent is no code: the close frame went out already (gorilla
+	// answers a close and a protocol error itself), or the connection
+	// broke; nothing more is sent.
+	closeSent = websocket.CloseAbnormalClosure
 )
 
 const (
@@ -67,19 +72,27 @@ type wsConn struct {
 }
 
 func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
+	if s.checkUpgrade(w, r) {
+		return
+	}
 	up := websocket.Upgrader{
+		// Not 0: gorilla would then read through the hijacked buffer, past
+		// the frame watch.
 		ReadBufferSize: 4096, WriteBufferSize: 16384,
 		// ServeHTTP already refused foreign origins; check again here because
 		// the upgrader's default would also accept a missing Origin only.
 		CheckOrigin: func(r *http.Request) bool { return s.originAllowed(r.Header.Get("Origin")) },
+		Error:       s.handshakeError,
 	}
-	c, err := up.Upgrade(w, r, nil)
+	fw := newFrameWatch()
+	c, err := up.Upgrade(watchFrames{ResponseWriter: w, fw: fw}, r, nil)
 	if err != nil {
 		return // the upgrader has answered the client
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	wc := &wsConn{s: s, c: c, out: make(chan wsOut, wsOutbox), ctx: ctx, cancel: cancel, subs: map[string]context.CancelFunc{}}
 	c.SetReadLimit(wsMaxIn)
+	c.SetCloseHandler(closeHandler(c, fw))
 	wc.wg.Add(1)
 	go wc.writeLoop()
 	wc.readLoop()
@@ -143,13 +156,13 @@ func (wc *wsConn) writeLoop() {
 		case m := <-wc.out:
 			wc.c.SetWriteDeadline(time.Now().Add(wsWriteWait))
 			if err := wc.c.WriteJSON(m); err != nil {
-				wc.shut(websocket.CloseAbnormalClosure, "")
+				wc.shut(closeSent, "")
 				wc.c.Close() // unblocks the reader
 				return
 			}
 		case <-ping.C:
 			if err := wc.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)); err != nil {
-				wc.shut(websocket.CloseAbnormalClosure, "")
+				wc.shut(closeSent, "")
 				wc.c.Close()
 				return
 			}
@@ -158,7 +171,7 @@ func (wc *wsConn) writeLoop() {
 			if code == 0 {
 				code = websocket.CloseNormalClosure
 			}
-			if code != websocket.CloseAbnormalClosure {
+			if code != closeSent {
 				_ = wc.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, wc.reason), time.Now().Add(time.Second))
 			}
 			wc.c.Close() // unblocks the reader
@@ -169,9 +182,19 @@ func (wc *wsConn) writeLoop() {
 
 func (wc *wsConn) readLoop() {
 	for {
-		_, data, err := wc.c.ReadMessage()
+		typ, data, err := wc.c.ReadMessage()
 		if err != nil {
-			wc.shut(websocket.CloseNormalClosure, "")
+			// A close the client sent was answered, and a protocol error
+			// closed by gorilla with its code; else the connection is gone.
+			wc.shut(closeSent, "")
+			return
+		}
+		switch {
+		case typ == websocket.BinaryMessage:
+			wc.shut(websocket.CloseUnsupportedData, "messages are JSON text")
+			return
+		case !utf8.Valid(data): // RFC 6455 §8.1: text is UTF-8, or the connection fails
+			wc.shut(websocket.CloseInvalidFramePayloadData, "a text message is not valid UTF-8")
 			return
 		}
 		var m wsIn

@@ -136,10 +136,8 @@ func Load(getenv func(string) string) (Config, error) {
 			}
 			c.ToolTimeouts[name] = d
 		}
-		for model, p := range f.Prices {
-			if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 {
-				return Config{}, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, model)
-			}
+		if err := checkPrices(f.Prices); err != nil {
+			return Config{}, fmt.Errorf("config %s: %w", path, err)
 		}
 	}
 	if v := getenv("STEWARD_CHROMIUM"); v != "" {

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -12,6 +15,80 @@ type Price struct {
 	Input       float64 `json:"input_per_mtok"`
 	Output      float64 `json:"output_per_mtok"`
 	CachedInput float64 `json:"cached_input_per_mtok,omitempty"`
+}
+
+// PricesInput replaces the configured prices, as a person sends it: every
+// model named with both of its rates. {"prices": {}} clears the configured
+// prices; a body without prices, or with null, is a mistake and clears
+// nothing.
+type PricesInput struct {
+	Prices map[string]PriceInput `json:"prices"`
+}
+
+// PriceInput is one price as a person sends it. Both rates must be given (0
+// is a rate; a missing one is a mistake, never taken for 0); the cached rate
+// may be left out.
+type PriceInput struct {
+	Price
+	missing []string // the required fields the JSON lacked (or all, for null)
+}
+
+// UnmarshalJSON reads a price, noting the rates it lacks; unknown fields are
+// refused, as everywhere in a request.
+func (p *PriceInput) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Input       *float64 `json:"input_per_mtok"`
+		Output      *float64 `json:"output_per_mtok"`
+		CachedInput *float64 `json:"cached_input_per_mtok"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	*p = PriceInput{}
+	for _, f := range []struct {
+		name string
+		v    *float64
+		to   *float64
+	}{{"input_per_mtok", raw.Input, &p.Input}, {"output_per_mtok", raw.Output, &p.Output}, {"cached_input_per_mtok", raw.CachedInput, &p.CachedInput}} {
+		switch {
+		case f.v != nil:
+			*f.to = *f.v
+		case f.name != "cached_input_per_mtok":
+			p.missing = append(p.missing, f.name)
+		}
+	}
+	return nil
+}
+
+// Table returns the prices in checks them: errors wrap ErrInvalid and name
+// the field (prices.MODEL.output_per_mtok).
+func (in PricesInput) Table() (map[string]Price, error) {
+	if in.Prices == nil {
+		return nil, fmt.Errorf(`%w: prices is missing or null: send {"prices": {MODEL: {"input_per_mtok": N, "output_per_mtok": N}}}, or {"prices": {}} to clear the configured prices`, ErrInvalid)
+	}
+	out := make(map[string]Price, len(in.Prices))
+	for model, p := range in.Prices {
+		if len(p.missing) > 0 {
+			return nil, fmt.Errorf("%w: prices.%s.%s is required: a number of US dollars per million tokens, 0 or more", ErrInvalid, model, p.missing[0])
+		}
+		out[model] = p.Price
+	}
+	return out, checkPrices(out)
+}
+
+// checkPrices checks a table of prices, from a request or config.json.
+func checkPrices(prices map[string]Price) error {
+	for model, p := range prices {
+		switch {
+		case strings.TrimSpace(model) == "":
+			return fmt.Errorf("%w: a price has no model name", ErrInvalid)
+		case p.Input < 0 || p.Output < 0 || p.CachedInput < 0:
+			return fmt.Errorf("%w: prices.%s: prices cannot be negative", ErrInvalid, model)
+		}
+	}
+	return nil
 }
 
 // DefaultPrices are list prices of common models, used when config.json names

@@ -310,13 +310,8 @@ func (s *Settings) apply(f file) {
 
 // SetPrices replaces the configured prices.
 func (s *Settings) SetPrices(ctx context.Context, prices map[string]Price) error {
-	for model, p := range prices {
-		switch {
-		case strings.TrimSpace(model) == "":
-			return fmt.Errorf("%w: a price has no model name", ErrInvalid)
-		case p.Input < 0 || p.Output < 0 || p.CachedInput < 0:
-			return fmt.Errorf("%w: prices.%s: prices cannot be negative", ErrInvalid, model)
-		}
+	if err := checkPrices(prices); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -23,14 +23,15 @@ type active struct {
 	st      *runState
 	buf     []event.Event    // emitted, not yet handed to the store
 	pending []*store.Pending // handed to the store, commit not yet seen
+	// staged, while set, takes what emit records instead of buf, unfolded:
+	// the events of a command's effect, which commit with its answer and are
+	// folded only then (see apply).
+	staged *[]event.Event
 	// pauseAsked makes the run pause at its next safe point with
 	// pauseReason; stepping pauses it after the current action.
 	pauseAsked  bool
 	pauseReason string
 	stepping    bool
-	// resolve is the person's decision on an interrupted tool call: retry or
-	// skip.
-	resolve string
 	// brokeAt remembers the calls a breakpoint already stopped before.
 	brokeAt map[string]bool
 	// files is the run's journal and watcher; nil without Config.Blobs.
@@ -49,8 +50,14 @@ func newActive(svc *Service, st *runState, cancel context.CancelCauseFunc) *acti
 // group. Every text of data that came from outside is redacted here, before
 // the fold sees it: the log, the run's error and the conversation the model
 // is sent all hold the same redacted text, before and after a restart.
+// While a command is being answered (staged), its events wait to commit
+// with the answer and are folded only after that commit.
 func (a *active) emitLocked(typ event.Type, node string, data any) {
 	ev := event.New(a.st.id, typ, node, event.Outside(data, a.svc.cfg.Redact))
+	if a.staged != nil {
+		*a.staged = append(*a.staged, ev)
+		return
+	}
 	a.st.apply(ev)
 	a.buf = append(a.buf, ev)
 }

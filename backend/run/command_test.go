@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -488,10 +489,24 @@ func TestStartAfterShutdown(t *testing.T) {
 	}
 }
 
-// failingSave is a store whose SaveCommand fails while fail is set.
+// failingSave is a store whose saves of command answers fail while fail is
+// set, as on a full disk: dead is a closed store, whose writes fail.
 type failingSave struct {
 	*store.Store
+	dead *store.Store
 	fail atomic.Bool
+}
+
+func newFailingSave(t *testing.T, st *store.Store) *failingSave {
+	t.Helper()
+	dead, err := store.Open(filepath.Join(t.TempDir(), "dead.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &failingSave{Store: st, dead: dead}
 }
 
 func (f *failingSave) SaveCommand(ctx context.Context, runID, id, typ string, res []byte) ([]byte, bool, error) {
@@ -501,13 +516,20 @@ func (f *failingSave) SaveCommand(ctx context.Context, runID, id, typ string, re
 	return f.Store.SaveCommand(ctx, runID, id, typ, res)
 }
 
+func (f *failingSave) SubmitCommand(cmd store.CommandRecord, evs []event.Event) *store.Pending {
+	if f.fail.Load() {
+		return f.dead.SubmitCommand(cmd, evs)
+	}
+	return f.Store.SubmitCommand(cmd, evs)
+}
+
 // TestCommandIsSavedBeforeItActs checks that a command whose answer cannot
 // be saved has no effect: after a crash a repeated command_id must never
 // apply a command a second time.
 func TestCommandIsSavedBeforeItActs(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, fixed(scripted(t, writeThenDone)))
-	fs := &failingSave{Store: h.st}
+	fs := newFailingSave(t, h.st)
 	svc := h.service(t, func(c *run.Config) { c.Store = fs })
 	a := testAgent()
 	a.BreakBefore = []string{"write_file"}

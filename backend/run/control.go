@@ -10,6 +10,7 @@ import (
 
 	"steward/backend/event"
 	"steward/backend/store"
+	"steward/backend/tool"
 )
 
 // Command is a control command.
@@ -86,17 +87,20 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 		return CommandResult{}, err
 	}
 	saved := false
-	save := func(res CommandResult) error {
+	// record saves the answer to c together with evs, the events of its
+	// effect: both commit in one transaction, or neither does.
+	record := func(res CommandResult, evs []event.Event) error {
 		res.CommandID = c.CommandID
 		b, _ := json.Marshal(res)
-		_, _, err := s.cfg.Store.SaveCommand(context.WithoutCancel(ctx), runID, c.CommandID, c.Type, b)
+		_, err := s.cfg.Store.SubmitCommand(store.CommandRecord{RunID: runID, CommandID: c.CommandID, Type: c.Type, Result: b}, evs).Wait()
 		saved = err == nil
 		return err
 	}
-	res := s.apply(ctx, r, c, save)
+	res := s.apply(ctx, r, c, record)
 	res.CommandID = c.CommandID
 	if !saved {
-		if err := save(res); err != nil {
+		b, _ := json.Marshal(res)
+		if _, _, err := s.cfg.Store.SaveCommand(context.WithoutCancel(ctx), runID, c.CommandID, c.Type, b); err != nil {
 			return CommandResult{}, err
 		}
 	}
@@ -109,10 +113,11 @@ func rejected(code, format string, args ...any) CommandResult {
 
 var accepted = CommandResult{Status: "accepted"}
 
-// apply decides c and applies it. save records the answer; apply calls it
-// before any effect where a repeat could do harm, and Command saves the
-// answers apply did not.
-func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(CommandResult) error) CommandResult {
+// apply decides c and applies it. record saves the answer with the events
+// of its effect; apply calls it wherever the effect is recorded, so that a
+// saved answer always has its effect in the log, and Command saves the
+// answers apply did not (rejections, forks).
+func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func(CommandResult, []event.Event) error) CommandResult {
 	if c.Type == CmdFork {
 		return s.fork(ctx, r, c.NodeID)
 	}
@@ -129,23 +134,23 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 		if now, err := s.cfg.Store.GetRun(ctx, r.ID); err == nil && Status(now.Status).Terminal() {
 			return rejected(CodeTerminal, "the run is already %s", now.Status)
 		}
-		if holder, live, err := s.cfg.Store.LeaseHolder(ctx, r.ID); err == nil && live && !holderGone(holder) {
-			pid, _, _ := strings.Cut(holder, ":")
-			return rejected(CodeInvalidState, "another Steward process (pid %s, perhaps steward run) drives this run: send %s there", pid, c.Type)
+		if holder, live, err := s.cfg.Store.LeaseHolder(ctx, r.ID); err == nil && live {
+			return rejected(CodeInvalidState, "another Steward process (pid %d, perhaps steward run) drives this run: send %s there", holder.PID, c.Type)
 		}
 		if c.Type != CmdCancel {
 			return rejected(CodeInvalidState, "no Steward process drives this run: restart the server to resume it")
 		}
 		// Left behind by a process that stopped: record the end directly.
-		_, err := s.cfg.Store.Append(context.WithoutCancel(ctx), event.New(r.ID, event.RunStatus, "",
-			event.RunStatusData{Status: string(Cancelled), Reason: "cancelled by the user"}))
-		if err != nil {
+		if err := record(accepted, []event.Event{event.New(r.ID, event.RunStatus, "",
+			event.RunStatusData{Status: string(Cancelled), Reason: "cancelled by the user"})}); err != nil {
 			return rejected(CodeInvalidState, "could not record the cancel: %v", err)
 		}
 		return accepted
 	}
 	if c.Type == CmdCancel {
-		if err := save(accepted); err != nil {
+		// The end is recorded by the run's goroutine; a crash before it
+		// leaves this answer, which the next start carries out (Recover).
+		if err := record(accepted, nil); err != nil {
 			return rejected(CodeInvalidState, "could not record the command: %v", err)
 		}
 		a.cancel(errCancelled) // wins over everything: the goroutine records the end
@@ -160,10 +165,12 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 	}
 	act := a.st.next()
 	interrupted := st == Paused && act.kind == actTool && act.tool != nil && act.tool.interrupted
-	// Decide first, with no side effect; save the answer; then act. After a
-	// crash between the two, a repeated command_id finds the answer and
-	// changes nothing: a command may be lost, never applied twice (a retry
-	// applied twice would run a tool twice).
+	// Decide first, with no side effect; then record the effect's events and
+	// the answer in one commit. After a crash a repeated command_id finds
+	// the answer exactly when the effect is in the log: a command is never
+	// applied twice (a retry applied twice would run a tool twice) and never
+	// answered accepted with its effect lost. What an effect decides is an
+	// event, never only a field of memory that a crash would lose.
 	var effect func()
 	switch c.Type {
 	case CmdPause:
@@ -212,9 +219,16 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 			return rejected(CodeInvalidState, "node %s is not the interrupted call; %s (node %s) is", c.NodeID, act.call.Name, act.tool.node)
 		}
 		effect = func() {
-			a.resolve = c.Type
 			a.pauseAsked, a.pauseReason = false, "" // as for continue
 			a.setStatusLocked(Running, c.Type+" "+act.tool.node, "", nil)
+			// The decision is the new node of the call, retry_of the
+			// interrupted one: a retry runs it (callTool), a skip ends it here.
+			node := s.startToolLocked(a, act.call, act.tool.node)
+			if c.Type == CmdSkip {
+				res := tool.Errorf(event.NodeInterrupted, "the call was interrupted by a restart and the user chose to skip it: its outcome is unknown; check before relying on it")
+				a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{
+					Status: event.NodeFailed, Output: res.Output, IsError: res.IsError, Code: res.Code})
+			}
 		}
 	case CmdSteer:
 		switch st {
@@ -245,14 +259,25 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, save func(C
 	default:
 		return rejected(CodeUnsupported, "%s is not supported", c.Type)
 	}
-	res := accepted
-	if err := save(res); err != nil {
+	// The effect's events are staged, committed with the answer, and only
+	// then folded: a command that could not be recorded changes nothing,
+	// in the log or in memory.
+	a.flushLocked() // what the run emitted before commits first, in order
+	var evs []event.Event
+	pauseAsked, pauseReason, stepping := a.pauseAsked, a.pauseReason, a.stepping
+	a.staged = &evs
+	effect()
+	a.staged = nil
+	if err := record(accepted, evs); err != nil {
+		a.pauseAsked, a.pauseReason, a.stepping = pauseAsked, pauseReason, stepping
+		s.cfg.Logf("run %s: record %s: %v", r.ID, c.Type, err)
 		return rejected(CodeInvalidState, "could not record the command: %v", err)
 	}
-	effect()
-	a.flushLocked()
+	for _, ev := range evs {
+		a.st.apply(ev)
+	}
 	a.signal()
-	return res
+	return accepted
 }
 
 // fork starts a new run, paused, whose conversation is the source run's up

@@ -4,19 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
+
+	"steward/backend/store"
 )
 
 // A run is driven by one process at a time. The driver holds a lease on the
 // run in the database and renews it while it lives; another process (a server
-// started beside `steward run`) leaves a run alone while its lease is live
-// and its holder's process exists. A holder that died (a crash, SIGKILL) is
-// detected at once by its process id, so a restarted server resumes its runs
-// without waiting for the lease to expire.
+// started beside `steward run`) leaves a run alone while its lease is live.
+// The lease names its holder by the instance of the store it was taken
+// through, which is new at every start of a process, and the store tells a
+// holder whose process ended (a crash, SIGKILL, a container restarted) by a
+// lock the kernel dropped, whatever pid the new process got: a restarted
+// server resumes its runs at once, without waiting for the lease to expire.
 const (
 	leaseTTL   = 15 * time.Second
 	leaseRenew = 5 * time.Second
@@ -25,40 +25,18 @@ const (
 // ErrDriven is returned when another live process drives the run.
 var ErrDriven = errors.New("another Steward process drives this run")
 
-// newOwner names this process as a lease holder: its pid and a random part.
-func newOwner(newID func(string) string) string {
-	return strconv.Itoa(os.Getpid()) + ":" + newID("proc")
-}
-
-// holderGone reports whether the process that holds a lease has died. A
-// holder of another form is taken to be alive until its lease expires.
-func holderGone(holder string) bool {
-	pidStr, _, ok := strings.Cut(holder, ":")
-	pid, err := strconv.Atoi(pidStr)
-	if !ok || err != nil || pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return false // this process: a lease of another Service here is live
-	}
-	// A killed process not yet reaped by its parent is a zombie: gone too.
-	if stat, err := os.ReadFile("/proc/" + pidStr + "/stat"); err == nil {
-		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
-			return stat[i+2] == 'Z' || stat[i+2] == 'X'
-		}
-	}
-	err = syscall.Kill(pid, 0)
-	return errors.Is(err, syscall.ESRCH)
-}
-
-// acquire takes the lease of runID for this service.
+// acquire takes the lease of runID for this service. Taking it from a
+// holder that is gone is logged, as is a live holder that keeps it.
 func (s *Service) acquire(ctx context.Context, runID string) error {
-	ok, err := s.cfg.Store.AcquireLease(context.WithoutCancel(ctx), runID, s.owner, leaseTTL, holderGone)
+	prev, ok, err := s.cfg.Store.AcquireLease(context.WithoutCancel(ctx), runID, s.owner, leaseTTL)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("run %s: %w", runID, ErrDriven)
+		return fmt.Errorf("run %s: %w (pid %d)", runID, ErrDriven, prev.PID)
+	}
+	if prev != (store.Holder{}) {
+		s.cfg.Logf("run %s: taken over from a Steward process that stopped (pid %d)", runID, prev.PID)
 	}
 	s.heartbeat.Do(func() {
 		s.wg.Add(1)

@@ -36,6 +36,15 @@ func (s *Service) drive(ctx context.Context, a *active) {
 			s.finish(ctx, a, nil)
 			return
 		}
+		a.mu.Lock()
+		now := a.st.next()
+		a.mu.Unlock()
+		if !now.same(act) {
+			// A command decided the action while the run was paused (a skip
+			// ended the call, a retry gave it a new node): look again, from
+			// its own safe point.
+			continue
+		}
 		var err error
 		switch act.kind {
 		case actModel:
@@ -61,7 +70,7 @@ func (s *Service) drive(ctx context.Context, a *active) {
 func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 	a.mu.Lock()
 	reason := ""
-	interrupted := act.kind == actTool && act.tool != nil && act.tool.interrupted && a.resolve == ""
+	interrupted := act.kind == actTool && act.tool != nil && act.tool.interrupted
 	switch {
 	case a.pauseAsked && interrupted: // after a restart: say both
 		reason = a.pauseReason + ": " + act.call.Name + " was interrupted and may or may not have run; retry, skip or cancel"

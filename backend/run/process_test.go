@@ -45,11 +45,18 @@ func TestRecoverLeavesLiveRunsAlone(t *testing.T) {
 		t.Errorf("the live run became %s", got.Status)
 	}
 
-	// A run whose driver's process is gone (a lease held by a dead pid) is
-	// taken over at once.
+	// A run whose driver's process is gone (a lease held through a store
+	// that closed) is taken over at once.
 	appendRun(t, h.st, "orphaned", "running")
-	if ok, err := h.st.AcquireLease(context.Background(), "orphaned", "999999999:dead", time.Hour, nil); err != nil || !ok {
+	gone, err := store.Open(h.path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := gone.AcquireLease(context.Background(), "orphaned", gone.NewHolder("dead"), time.Hour); err != nil || !ok {
 		t.Fatalf("plant lease: %v %v", ok, err)
+	}
+	if err := gone.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if n, err := other.Recover(context.Background()); err != nil || n != 1 {
 		t.Fatalf("Recover of a dead driver's run = %d, %v; want 1", n, err)
@@ -69,13 +76,19 @@ func TestCommandsToAnotherProcessesRun(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, fixed(scripted(t, writeThenDone)))
 	appendRun(t, h.st, "theirs", "running")
-	// A live holder: this very process, under another owner name.
-	if ok, err := h.st.AcquireLease(context.Background(), "theirs", strconv.Itoa(os.Getpid())+":other", time.Hour, nil); err != nil || !ok {
+	// A live holder: another store open on the database, as another
+	// process would have it.
+	other, err := store.Open(h.path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	if _, ok, err := other.AcquireLease(context.Background(), "theirs", other.NewHolder("other"), time.Hour); err != nil || !ok {
 		t.Fatalf("plant lease: %v %v", ok, err)
 	}
 	for _, typ := range []string{"cancel", "pause"} {
 		got := h.command(t, "theirs", run.Command{CommandID: "x-" + typ, Type: typ})
-		if got.Status != "rejected" || !strings.Contains(got.Message, "another Steward process") {
+		if got.Status != "rejected" || !strings.Contains(got.Message, "another Steward process (pid "+strconv.Itoa(os.Getpid())+",") {
 			t.Errorf("%s of another process's run = %+v", typ, got)
 		}
 	}

@@ -17,7 +17,10 @@ import (
 // was in flight is interrupted (the next step calls the model again); a tool
 // call that had started executing is interrupted too, and the person decides
 // whether to retry it, skip it or cancel: it is never run again on its own.
-// An approval that was open stays open and answerable. Call it once at start.
+// An approval that was open stays open and answerable. A cancel that was
+// accepted and not yet carried out when the process died is carried out now.
+// A run whose driver still lives (a lease held by a live process) is left to
+// it, and the log says so. Call it once at start.
 func (s *Service) Recover(ctx context.Context) (int, error) {
 	runs, err := s.cfg.Store.ListRuns(ctx, store.RunFilter{
 		Statuses: []string{string(Queued), string(Running), string(Pausing), string(Paused), string(Waiting)}, Limit: 100000})
@@ -34,6 +37,7 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			// not at hand after a restart: resuming would hand the run to the
 			// agent's real model. It ends, saying how to go on.
 			if err := s.endReplay(ctx, r); errors.Is(err, ErrDriven) {
+				s.cfg.Logf("%v: left to it", err)
 				continue
 			} else if err != nil {
 				return n, err
@@ -41,7 +45,8 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			continue
 		}
 		if err := s.resume(ctx, r); errors.Is(err, ErrDriven) {
-			continue // another live process drives it: leave it alone
+			s.cfg.Logf("%v: left to it", err) // another live process drives it
+			continue
 		} else if err != nil {
 			s.cfg.Logf("run %s: cannot resume: %v", r.ID, err)
 			if _, err := s.cfg.Store.Append(ctx, event.New(r.ID, event.RunStatus, "", event.RunStatusData{
@@ -122,9 +127,15 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 	if err != nil {
 		return err
 	}
+	// A cancel accepted before the crash is the person's last word: the run
+	// ends now, as it would have then.
+	cancelled, err := s.cfg.Store.CommandAccepted(ctx, r.ID, CmdCancel)
+	if err != nil {
+		return err
+	}
 	st.model, st.unattended = m, created.Unattended
 	st.env = s.envFor(r.ID, created.Workspace)
-	_, err = s.launch(ctx, st, func(a *active) {
+	a, err := s.launch(ctx, st, func(a *active) {
 		// What was in flight when the process died has an unknown outcome.
 		if a.st.llmOpen != "" {
 			a.emitLocked(event.NodeFinished, a.st.llmOpen, event.NodeFinishedData{Status: event.NodeInterrupted, Error: "Steward stopped during this model call"})
@@ -146,6 +157,10 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 		}
 		a.pauseAsked, a.pauseReason = true, "recovered"
 	}, nil)
+	if err == nil && cancelled {
+		a.cancel(errCancelled)
+		a.signal()
+	}
 	return err
 }
 

@@ -41,10 +41,13 @@ type Store interface {
 	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	SaveCommand(ctx context.Context, runID, commandID, typ string, result []byte) ([]byte, bool, error)
-	AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration, canTake func(holder string) bool) (bool, error)
-	RenewLeases(ctx context.Context, owner string, ttl time.Duration) error
-	ReleaseLease(ctx context.Context, runID, owner string) error
-	LeaseHolder(ctx context.Context, runID string) (string, bool, error)
+	SubmitCommand(cmd store.CommandRecord, evs []event.Event) *store.Pending
+	CommandAccepted(ctx context.Context, runID, typ string) (bool, error)
+	NewHolder(name string) store.Holder
+	AcquireLease(ctx context.Context, runID string, owner store.Holder, ttl time.Duration) (store.Holder, bool, error)
+	RenewLeases(ctx context.Context, owner store.Holder, ttl time.Duration) error
+	ReleaseLease(ctx context.Context, runID string, owner store.Holder) error
+	LeaseHolder(ctx context.Context, runID string) (store.Holder, bool, error)
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
 	FileChanges(ctx context.Context, runID string) ([]store.FileChange, error)
 	NodeSeq(ctx context.Context, runID, nodeID string) (int64, error)
@@ -152,8 +155,8 @@ type Service struct {
 	// disk, then writes.
 	restoreMu sync.Mutex
 
-	owner     string    // this process as a lease holder
-	heartbeat sync.Once // starts renewLeases with the first lease
+	owner     store.Holder // this service as a lease holder
+	heartbeat sync.Once    // starts renewLeases with the first lease
 }
 
 // errCancelled and errShutdown are the causes of a run's context ending.
@@ -184,7 +187,7 @@ func New(cfg Config) *Service {
 	// The cause reaches every run's context, so a run started while
 	// Shutdown runs still records why it stopped.
 	base, stop := context.WithCancelCause(context.Background())
-	return &Service{cfg: cfg, base: base, stop: stop, active: map[string]*active{}, owner: newOwner(cfg.NewID)}
+	return &Service{cfg: cfg, base: base, stop: stop, active: map[string]*active{}, owner: cfg.Store.NewHolder(cfg.NewID("proc"))}
 }
 
 // StartParams are the inputs of Start.

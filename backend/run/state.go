@@ -86,6 +86,9 @@ type toolState struct {
 	answer      string
 	finished    bool
 	interrupted bool
+	// retry marks the node of a person's retry (or skip) of an interrupted
+	// call: it runs without checks or approval, being a decision already.
+	retry bool
 }
 
 func newRunState(id string) *runState {
@@ -155,6 +158,7 @@ func (r *runState) apply(ev event.Event) {
 				// A retry is the person's decision on a call already decided:
 				// it runs what was approved, without asking again.
 				t.effect, t.reason, t.decision, t.source, t.edited = prev.effect, prev.reason, prev.decision, prev.source, prev.edited
+				t.retry = true
 			}
 			r.tools[d.CallID] = t
 		}
@@ -299,6 +303,11 @@ func (r *runState) next() action {
 		return action{kind: actDone}
 	}
 	return action{kind: actModel}
+}
+
+// same reports whether a and b are one action: the same kind, call and node.
+func (a action) same(b action) bool {
+	return a.kind == b.kind && a.call.ID == b.call.ID && a.tool == b.tool
 }
 
 // describe is the Next of a run paused before a.

@@ -24,29 +24,21 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	a.mu.Lock()
 	act := a.st.next()
 	call, ts := act.call, act.tool
-	resolve := a.resolve
-	a.resolve = ""
 	spec, known := a.st.registry.Lookup(call.Name)
-	if ts == nil || resolve != "" {
-		// A new node: the first try, or the person's retry or skip of an
-		// interrupted call.
-		retryOf := ""
-		if ts != nil {
-			retryOf = ts.node
-		}
-		s.startToolLocked(a, call, retryOf)
+	if ts == nil {
+		s.startToolLocked(a, call, "")
 		ts = a.st.tools[call.ID]
-		if resolve == "" {
-			// The other calls of the turn get their nodes now too, so that
-			// their approvals open together and can be decided together.
-			for _, c := range a.st.calls[1:] {
-				if a.st.tools[c.ID] == nil {
-					s.startToolLocked(a, c, "")
-				}
+		// The other calls of the turn get their nodes now too, so that
+		// their approvals open together and can be decided together.
+		for _, c := range a.st.calls[1:] {
+			if a.st.tools[c.ID] == nil {
+				s.startToolLocked(a, c, "")
 			}
 		}
 	}
-	node := ts.node // after a restart: the node that was opened before it
+	// After a restart: the node that was opened before it. A retry's node
+	// was opened by the person's retry command, and the log keeps it.
+	node, retry := ts.node, ts.retry
 	a.mu.Unlock()
 
 	end := func(status string, res tool.Result) error {
@@ -70,11 +62,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		a.emit(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeFailed, Error: err.Error(), DurationMS: time.Since(start).Milliseconds()})
 		return err
 	}
-	if resolve == CmdSkip {
-		return end(event.NodeFailed, tool.Errorf(event.NodeInterrupted,
-			"the call was interrupted by a restart and the user chose to skip it: its outcome is unknown; check before relying on it"))
-	}
-	if resolve != CmdRetry { // a retry is the person's decision: no checks or approval again
+	if !retry { // a retry is the person's decision: no checks or approval again
 		a.mu.Lock()
 		tools := a.st.agent.Tools
 		a.mu.Unlock()
@@ -187,13 +175,16 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	return end(event.NodeSucceeded, res)
 }
 
-// startToolLocked opens the node of a tool call; mu must be held.
-func (s *Service) startToolLocked(a *active, call llm.ToolCall, retryOf string) {
+// startToolLocked opens the node of a tool call and returns it; mu must be
+// held.
+func (s *Service) startToolLocked(a *active, call llm.ToolCall, retryOf string) string {
 	spec, _ := a.st.registry.Lookup(call.Name)
-	a.emitLocked(event.NodeStarted, a.st.newNode(), event.NodeStartedData{
+	node := a.st.newNode()
+	a.emitLocked(event.NodeStarted, node, event.NodeStartedData{
 		Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM}, Label: call.Name,
 		Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: string(spec.Risk), RetryOf: retryOf,
 	})
+	return node
 }
 
 // offered returns the specs of the agent's tools the model is offered in its

@@ -129,6 +129,18 @@ func (s *Store) LookupCommand(ctx context.Context, runID, commandID string) ([]b
 	return first, true, nil
 }
 
+// CommandAccepted reports whether a command of type typ to runID was
+// answered accepted.
+func (s *Store) CommandAccepted(ctx context.Context, runID, typ string) (bool, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM commands WHERE run_id = ? AND type = ? AND json_extract(result, '$.status') = 'accepted'`,
+		runID, typ).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("accepted %s commands of %s: %w", typ, runID, err)
+	}
+	return n > 0, nil
+}
+
 func isUnique(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }

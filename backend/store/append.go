@@ -30,6 +30,9 @@ type appendReq struct {
 	// they create is marked imported from this id, and they open no
 	// interactions (a recording's approvals are history, not questions).
 	importedFrom string
+	// command, when set, is the answer to a control command whose effect
+	// evs are: it commits with them, in the same transaction.
+	command *CommandRecord
 }
 
 // Pending is an append that was submitted and may not have committed yet.
@@ -56,6 +59,31 @@ func (s *Store) Submit(ev event.Event) *Pending { return s.SubmitAll([]event.Eve
 // event whose precondition fails is skipped and its error reported by Wait.
 func (s *Store) SubmitAll(evs []event.Event) *Pending {
 	req := &appendReq{evs: evs, done: make(chan struct{})}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		req.err = ErrClosed
+		close(req.done)
+		return &Pending{req}
+	}
+	s.appends <- req
+	return &Pending{req}
+}
+
+// CommandRecord is the answer to a run's control command.
+type CommandRecord struct {
+	RunID, CommandID, Type string
+	Result                 []byte // JSON of the answer, returned again on a repeat
+}
+
+// SubmitCommand queues evs, the effect of a command, to commit together with
+// the command's answer in one transaction, so that an answer is never saved
+// without its effect nor an effect recorded without its answer: after a crash
+// a repeated command_id finds the answer exactly when the effect is in the
+// log. When the command id was answered before, Wait reports ErrConflict and
+// nothing of evs is written.
+func (s *Store) SubmitCommand(cmd CommandRecord, evs []event.Event) *Pending {
+	req := &appendReq{evs: evs, done: make(chan struct{}), command: &cmd}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
@@ -176,6 +204,19 @@ func (s *Store) commit(batch []*appendReq) {
 			}
 			committed = append(committed, evs...)
 			continue
+		}
+		if c := req.command; c != nil {
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO commands(run_id, command_id, type, result, created_at) VALUES (?, ?, ?, ?, ?)`,
+				c.RunID, c.CommandID, c.Type, c.Result, now)
+			if err != nil {
+				tx.Rollback()
+				fail(fmt.Errorf("append: save command: %w", err))
+				return
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				req.err = fmt.Errorf("command %s of run %s was answered before: %w", c.CommandID, c.RunID, ErrConflict)
+				continue // its effect is not recorded twice
+			}
 		}
 		for i := range req.evs {
 			ev := &req.evs[i]

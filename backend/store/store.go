@@ -1,6 +1,8 @@
 // Package store keeps Steward's state in SQLite (github.com/mattn/go-sqlite3):
 // the append-only event log of every run and the projections read from it
-// (runs, nodes, edges, interactions), plus agents and applied commands.
+// (runs, nodes, edges, interactions), plus agents, applied commands and the
+// leases of the processes that drive runs (holders.go says how a lease's
+// holder is known to be gone).
 //
 // Guarantees:
 //   - One writer. All writes go through one connection; event appends go
@@ -11,6 +13,8 @@
 //     batch after the commit and before any appender is released, so nothing
 //     reaches a subscriber before it is durable.
 //   - seq is dense per run, starting at 1, assigned here.
+//   - A command's answer and the events of its effect commit together
+//     (SubmitCommand).
 package store
 
 import (
@@ -65,6 +69,11 @@ type Store struct {
 	closeOnce sync.Once
 	mu        sync.RWMutex // guards closed against appends racing Close
 	closed    bool
+
+	// instance names this opening of the database as a lease holder; lock
+	// is held while it is open (see holders.go).
+	instance string
+	lock     *holderLock
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -107,8 +116,15 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	r.SetMaxOpenConns(4)
+	instance, lock, err := lockHolder(path)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	s := &Store{w: w, r: r, now: opts.Now, pub: opts.Publisher, maxBatch: opts.MaxBatch,
-		appends: make(chan *appendReq, 4096), stmts: map[string]*sql.Stmt{}, quit: make(chan struct{}), done: make(chan struct{})}
+		appends: make(chan *appendReq, 4096), stmts: map[string]*sql.Stmt{}, quit: make(chan struct{}), done: make(chan struct{}),
+		instance: instance, lock: lock}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -118,11 +134,13 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err := s.migrate(context.Background()); err != nil {
 		w.Close()
 		r.Close()
+		lock.release()
 		return nil, err
 	}
 	if err := s.prepareWriter(context.Background()); err != nil {
 		w.Close()
 		r.Close()
+		lock.release()
 		return nil, err
 	}
 	go s.writeLoop()
@@ -145,6 +163,8 @@ func (s *Store) Close() error {
 		if rerr := s.r.Close(); err == nil {
 			err = rerr
 		}
+		// Last: the leases this Store still holds are dead from here on.
+		s.lock.release()
 	})
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -381,59 +380,6 @@ func TestEventDataRoundTrip(t *testing.T) {
 		if evs[i].RunID != run || evs[i].NodeID != "n\"1" || evs[i].Type != event.LLMDelta {
 			t.Errorf("event %d ids: %+v", i, evs[i])
 		}
-	}
-}
-
-func TestLeases(t *testing.T) {
-	t.Parallel()
-	now := time.UnixMilli(1_000_000)
-	path := filepath.Join(t.TempDir(), "s.db")
-	st, err := store.Open(path, &store.Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ctx := context.Background()
-	ok, err := st.AcquireLease(ctx, "r", "a", 10*time.Second, nil)
-	if err != nil || !ok {
-		t.Fatalf("first lease: %v %v", ok, err)
-	}
-	if ok, _ := st.AcquireLease(ctx, "r", "b", 10*time.Second, nil); ok {
-		t.Error("b took a live lease of a")
-	}
-	if ok, _ := st.AcquireLease(ctx, "r", "a", 10*time.Second, nil); !ok {
-		t.Error("a could not renew its own lease")
-	}
-	now = now.Add(9 * time.Second)
-	if err := st.RenewLeases(ctx, "a", 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	now = now.Add(9 * time.Second) // 18 s after the start: alive thanks to the renewal
-	if ok, _ := st.AcquireLease(ctx, "r", "b", 10*time.Second, nil); ok {
-		t.Error("b took a renewed lease")
-	}
-	now = now.Add(2 * time.Second) // expired now
-	if ok, _ := st.AcquireLease(ctx, "r", "b", 10*time.Second, nil); !ok {
-		t.Error("b could not take an expired lease")
-	}
-	if err := st.ReleaseLease(ctx, "r", "a"); err != nil { // not a's any more: no effect
-		t.Fatal(err)
-	}
-	if ok, _ := st.AcquireLease(ctx, "r", "a", 10*time.Second, nil); ok {
-		t.Error("a's release removed b's lease")
-	}
-	// A holder known to be gone (its process died) loses a live lease.
-	if ok, _ := st.AcquireLease(ctx, "r", "c", 10*time.Second, func(h string) bool { return h == "b" }); !ok {
-		t.Error("c could not take the lease of a dead holder")
-	}
-	if ok, _ := st.AcquireLease(ctx, "r", "b", 10*time.Second, func(h string) bool { return false }); ok {
-		t.Error("b took c's live lease")
-	}
-	if err := st.ReleaseLease(ctx, "r", "c"); err != nil {
-		t.Fatal(err)
-	}
-	if ok, _ := st.AcquireLease(ctx, "r", "a", 10*time.Second, nil); !ok {
-		t.Error("a could not take a released lease")
 	}
 }
 
