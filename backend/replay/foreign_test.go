@@ -34,16 +34,22 @@ const personKey = "sk-person-0123456789abcdefghij"
 // completion with text, streamed, and keeps the Authorization of each.
 type chatServer struct {
 	*httptest.Server
-	mu    sync.Mutex
-	auths []string
+	mu     sync.Mutex
+	auths  []string
+	models []string // the model each request asked for
 }
 
 func newChatServer(t *testing.T, text string) *chatServer {
 	t.Helper()
 	c := &chatServer{}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string `json:"model"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
 		c.mu.Lock()
 		c.auths = append(c.auths, r.Header.Get("Authorization"))
+		c.models = append(c.models, body.Model)
 		c.mu.Unlock()
 		if r.URL.Path != "/v1/chat/completions" {
 			http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
@@ -186,6 +192,13 @@ func TestReplayOfAnImportedRunTakesNothingRecorded(t *testing.T) {
 		}
 		if got := mySrv.requests(); len(got) == 0 || got[0] != "Bearer "+personKey {
 			t.Errorf("the chosen agent's server got %q; want the live call, with this machine's key", got)
+		}
+		mySrv.mu.Lock()
+		defer mySrv.mu.Unlock()
+		for _, m := range mySrv.models {
+			if m != "my-model" {
+				t.Errorf("the live call asked for model %q; want the chosen agent's, my-model", m)
+			}
 		}
 	})
 	t.Run("live tools", func(t *testing.T) {

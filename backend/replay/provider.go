@@ -120,6 +120,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 		if p.opts.Live == nil {
 			return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("model call %d should go to a live model, and none is configured", n)}
 		}
+		// The live provider asks for its own model (the agent's, as this
+		// machine defines it), not the one the recording names.
+		req.Model = ""
 		return p.opts.Live.Stream(ctx, req, onDelta)
 	}
 	if n > len(p.rec.steps) {
