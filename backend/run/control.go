@@ -70,11 +70,6 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	if c.Type != CmdFork && (c.Agent != "" || c.Workspace != "") {
 		return CommandResult{}, fmt.Errorf("%w: agent and workspace go with fork, and only with it", ErrInvalid)
 	}
-	if c.Type == CmdFork {
-		if err := s.checkForkChoice(ctx, c); err != nil {
-			return CommandResult{}, err
-		}
-	}
 	if c.Limits != nil {
 		if c.Type != CmdContinue && c.Type != CmdStep {
 			return CommandResult{}, fmt.Errorf("%w: limits go with continue or step", ErrInvalid)
@@ -90,6 +85,11 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	} else if ok {
 		var res CommandResult
 		return res, json.Unmarshal(first, &res)
+	}
+	if c.Type == CmdFork {
+		if err := s.checkForkChoice(ctx, c); err != nil {
+			return CommandResult{}, err
+		}
 	}
 	r, err := s.cfg.Store.GetRun(ctx, runID)
 	if errors.Is(err, store.ErrNotFound) {

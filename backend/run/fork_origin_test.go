@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -240,4 +241,32 @@ func TestForkOfALocalRunTakesTheAgentsCurrentProvider(t *testing.T) {
 	}
 	h.accept(t, got.Fork, cmd(run.CmdCancel))
 	h.waitEnd(t, got.Fork, 5*time.Second)
+}
+
+// A fork's choice is checked before anything is recorded: an agent that
+// does not exist or a folder that is not one is a bad request, and agent
+// and workspace go with fork only.
+func TestForkChoiceIsChecked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fixed(scripted(t, `{"turns": [{"text": "Hello."}]}`)))
+	src := h.start(t, testAgent(), "hi")
+	h.waitEnd(t, src.ID, 5*time.Second)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		cmd  run.Command
+		says string
+	}{
+		{"unknown agent", run.Command{Type: run.CmdFork, NodeID: "n2", Agent: "nobody", Workspace: h.ws}, `agent "nobody" does not exist`},
+		{"no folder", run.Command{Type: run.CmdFork, NodeID: "n2", Agent: "tester", Workspace: filepath.Join(h.ws, "nope")}, "workspace"},
+		{"agent with another command", run.Command{Type: run.CmdCancel, Agent: "tester"}, "agent and workspace go with fork"},
+	} {
+		c.cmd.CommandID = "c-" + c.name
+		if _, err := h.svc.Command(ctx, src.ID, c.cmd); !errors.Is(err, run.ErrInvalid) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v; want ErrInvalid saying %q", c.name, err, c.says)
+		}
+	}
+	if n := countType(h.events(t, src.ID), event.RunForked); n != 0 {
+		t.Errorf("%d forks recorded", n)
+	}
 }
