@@ -27,6 +27,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"steward/backend/agent"
 	"steward/backend/event"
 	"steward/backend/policy"
@@ -327,6 +329,24 @@ func TestE2ECraftedRecordingIsNoSetting(t *testing.T) {
 	code, _, body = s.rawDo(t, "POST", "/api/v1/runs/"+imp2.ID+"/replay", []byte(`{"agent":"mine","workspace":`+jsonString(chosen)+`,"allow_nonempty":true}`))
 	if code != http.StatusBadRequest || !strings.Contains(string(body), `\".git/config\", which is inside a .git folder`) {
 		t.Errorf("a replay that writes .git/config: %d %s", code, body)
+	}
+
+	// The UI says whose content it is, and its Fork asks for an agent and
+	// a folder before anything is sent.
+	ctx := browser(t)
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
+		runJS(fmt.Sprintf(`(() => { location.hash = "run=%s"; return true })()`, imp.ID)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="imported-notice"]`)),
+		pollTrue(`document.querySelector('[data-testid="imported-badge"]').textContent.includes("someone else's content")`),
+		chromedp.Click(chromedp.CSS(`button.fork-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="fork-dialog"]`)),
+		pollTrue(`document.querySelector('[data-testid="fork-foreign"]').textContent.includes("someone else's content")`),
+	)
+	screenshot(t, ctx, "e2e-crafted-fork-dialog")
+	if err != nil {
+		t.Errorf("the imported run in the UI: %v\nserver output:\n%s", err, s.logs)
 	}
 
 	// The CLI, on a data directory of its own, with the same provider.
