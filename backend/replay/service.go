@@ -112,9 +112,6 @@ func (p *Params) check() error {
 	return nil
 }
 
-// live reports whether anything of the replay runs or asks for real.
-func (p *Params) live() bool { return p.Tools == ToolsLive || p.LiveFrom > 0 }
-
 // Started is a replay that started.
 type Started struct {
 	Run      store.Run
