@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"steward/backend/agent"
+	"steward/backend/console"
 	"steward/backend/recording"
 	"steward/backend/replay"
 	"steward/backend/run"
@@ -24,27 +26,36 @@ const (
 
 // replayCmd is `steward replay FILE`: the recorded run re-executed as a new
 // run linked to its source, the model's answers taken from the recording.
-// It exits 0 when the replay ended as the recorded run did without
-// diverging, 3 when it diverged, 1 when it could not run or ended
+// A file may come from anyone: it replays as a run of one of this
+// machine's agents (--agent), in ask mode unless --mode says otherwise, and
+// its tools' results come from the recording unless --tools live; the
+// calls that then run for real, and the live model's, are asked on the
+// terminal. It exits 0 when the replay ended as the recorded run did
+// without diverging, 3 when it diverged, 1 when it could not run or ended
 // otherwise.
-func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func replayCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	tools := fl.String("tools", "live", "live (the tools run for real in the replay's workspace) or recorded (their results come from the recording)")
+	tools := fl.String("tools", replay.ToolsRecorded, "recorded (their results come from the recording: nothing runs) or live (the tools run for real in the replay's workspace, each call that needs it asked here)")
 	liveFrom := fl.Int("live-from", 0, "model call (from 1) from which the agent's real model answers instead of the recording")
+	agentName := fl.String("agent", agent.DefaultName, "the agent of this machine to replay with (name or id): its provider, rules, tools and budgets; the recording's are never used")
+	mode := fl.String("mode", "", "permission mode of the replay: ask (the default), edits, plan or auto")
 	wsFlag := fl.String("workspace", "", "folder to replay in (default: a new folder under the data directory's replays/); the files the run changed are put back there as they were before it")
+	nonEmpty := fl.Bool("allow-nonempty", false, "let --workspace hold files already: the recorded ones are put back over them")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "Usage: steward replay [--tools live|recorded] [--live-from N] [--workspace DIR] FILE.steward\n\n"+
-			"Replay a recorded run as a new run linked to it. The model's answers come from the recording, and each request\n"+
-			"is compared with the recorded one: the first difference is reported. Approvals and questions are answered as\n"+
-			"recorded. Exits 0 when the replay ended as the recording did, 3 when it diverged, 1 on failure.\n\n")
+		fmt.Fprint(stderr, "Usage: steward replay [--agent NAME] [--tools recorded|live] [--live-from N] [--mode MODE] [--workspace DIR [--allow-nonempty]] FILE.steward\n\n"+
+			"Replay a recorded run as a new run linked to it. A recording is someone else's content: it replays as a run of\n"+
+			"one of your agents, never with the recording's provider, base URL, model, mode, rules or folder. The model's\n"+
+			"answers come from the recording, and each request is compared with the recorded one: the first difference is\n"+
+			"reported. With the recorded tools nothing runs; with --tools live (or a live model) the calls are asked here.\n"+
+			"Exits 0 when the replay ended as the recording did, 3 when it diverged, 1 on failure.\n\n")
 		fl.PrintDefaults()
 	}
 	rest, code, ok := parseMixed(fl, args)
 	if !ok {
 		return code
 	}
-	if len(rest) != 1 || (*tools != "live" && *tools != "recorded") || *liveFrom < 0 {
+	if len(rest) != 1 || (*tools != replay.ToolsLive && *tools != replay.ToolsRecorded) || *liveFrom < 0 {
 		fl.Usage()
 		return 2
 	}
@@ -62,7 +73,8 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	defer s.close()
 	ctx := context.Background()
-	started, err := s.replays.Start(ctx, rec, replay.Params{Tools: *tools, LiveFrom: *liveFrom, Workspace: *wsFlag})
+	started, err := s.replays.Start(ctx, rec, replay.Params{Tools: *tools, LiveFrom: *liveFrom, Workspace: *wsFlag, NonEmpty: *nonEmpty,
+		Agent: *agentName, Mode: *mode})
 	if err != nil {
 		return fail(err)
 	}
@@ -70,8 +82,15 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "steward replay: the recording does not hold the content before the run of %v: left as they are\n", u)
 	}
 	r, p := started.Run, started.Provider
-	fmt.Fprintf(stdout, "replaying run %s as run %s in %s (%d recorded model calls, tools %s)\n", rec.RunID, r.ID, r.Workspace, rec.Steps(), *tools)
-	final, err := waitReplay(ctx, s, s.runs, r.ID, stderr)
+	fmt.Fprintf(stdout, "replaying run %s as run %s of agent %s (mode %s) in %s (%d recorded model calls, tools %s)\n",
+		rec.RunID, r.ID, r.AgentName, r.Mode, r.Workspace, rec.Steps(), *tools)
+	var final replayStatus
+	if *tools == replay.ToolsLive || *liveFrom > 0 {
+		// Something runs for real: the person answers here, as in steward run.
+		final, err = followReplay(ctx, s, r.ID, stdin, stdout)
+	} else {
+		final, err = waitReplay(ctx, s, s.runs, r.ID, stderr)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -90,6 +109,34 @@ func replayCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	fmt.Fprintln(stdout, "no divergence")
 	return replayOK
+}
+
+// followReplay prints the replay's transcript and asks its approvals (and
+// what to do when it pauses) on the terminal, as steward run does; Ctrl-C
+// cancels it.
+func followReplay(ctx context.Context, s *services, id string, stdin io.Reader, stdout io.Writer) (replayStatus, error) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-sig:
+			_, _ = s.runs.Command(ctx, id, run.Command{CommandID: newID("cmd"), Type: run.CmdCancel})
+		case <-stop:
+		}
+	}()
+	c := &console.Console{Out: stdout, In: stdin, Inbox: s.inbox, Runs: s.runs, Bus: s.bus, Reader: s.store,
+		NewID: func() string { return newID("cmd") }, Color: isTerminal(stdout)}
+	final, err := c.Follow(ctx, id)
+	if err != nil {
+		return replayStatus{}, err
+	}
+	if done := s.runs.Done(id); done != nil {
+		<-done
+	}
+	return replayStatus{final.Status, final.Reason}, nil
 }
 
 func readRecording(path string) (*replay.Recorded, error) {

@@ -59,7 +59,7 @@ Usage:
   steward run [flags] TEXT     run an agent in this terminal
   steward export RUN -o FILE   export a run (--format steward, html, otlp, video)
   steward import FILE          import a recording as a read-only run
-  steward replay FILE          replay a recording as a new run (--tools recorded|live, --live-from N)
+  steward replay FILE          replay a recording as a new run of one of your agents (--agent, --tools recorded|live)
   steward version              print the version
 
 Run 'steward COMMAND --help' for the flags of a command.
@@ -102,7 +102,7 @@ func realMain(args []string, getenv func(string) string, stdin io.Reader, stdout
 	case "import":
 		return importCmd(args, getenv, stdout, stderr)
 	case "replay":
-		return replayCmd(args, getenv, stdout, stderr)
+		return replayCmd(args, getenv, stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "steward", version)
 	case "help", "-h", "--help":

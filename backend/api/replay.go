@@ -24,6 +24,17 @@ type ReplayInput struct {
 	// Workspace is the folder to replay in; empty makes a new one. The files
 	// the run changed are put back there as they were before it.
 	Workspace string `json:"workspace,omitempty"`
+	// AllowNonEmpty lets Workspace hold files already; without it such a
+	// folder is refused.
+	AllowNonEmpty bool `json:"allow_nonempty,omitempty"`
+	// Agent (an id or name) is the agent of this machine to replay with. A
+	// run imported from a recording, or whose agent is gone, needs one: it
+	// replays with that agent's provider, rules and budgets, never the
+	// recording's, and starts paused.
+	Agent string `json:"agent,omitempty"`
+	// Mode is the replay's permission mode; empty: ask with a chosen
+	// agent, the run's own otherwise.
+	Mode string `json:"mode,omitempty"`
 }
 
 func (s *Server) replayRun(w http.ResponseWriter, r *http.Request) error {
@@ -34,7 +45,8 @@ func (s *Server) replayRun(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	started, err := s.cfg.Replays.Replay(r.Context(), r.PathValue("id"), replay.Params{Tools: in.Tools, LiveFrom: in.LiveFrom, Workspace: in.Workspace})
+	started, err := s.cfg.Replays.Replay(r.Context(), r.PathValue("id"), replay.Params{Tools: in.Tools, LiveFrom: in.LiveFrom,
+		Workspace: in.Workspace, NonEmpty: in.AllowNonEmpty, Agent: in.Agent, Mode: in.Mode})
 	if err != nil {
 		return err
 	}

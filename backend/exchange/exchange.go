@@ -6,6 +6,11 @@
 // files go through the redactor once, when the bundle is written, and the
 // web page and the traces are read back from that bundle. What leaves the
 // machine has therefore always been through the same checks.
+//
+// An imported recording is someone else's content: it is checked whole
+// (recording.Read) and kept as history. Nothing it records becomes a
+// setting here; a fork or a replay of it runs one of this machine's agents
+// in a folder the person chooses (run.Origin).
 package exchange
 
 import (

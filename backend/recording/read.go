@@ -26,8 +26,11 @@ const maxManifest = 64 << 20
 // entry that is not listed; events decodable, with dense seqs from 1, one
 // run, run.created first; blob names that are the SHA-256 of their
 // contents, each named by a file.changed event; artifacts announced by
-// artifact.created events. Zero fields of l take DefaultLimits. Nothing is
-// written anywhere.
+// artifact.created events; and that a reader of the zip from its first byte
+// (a streaming unzip) sees the same entries, under the same names, as the
+// central directory says, each with the manifest's created_at as its time
+// (checkLocal). Zero fields of l take DefaultLimits. Nothing is written
+// anywhere.
 func Read(r io.ReaderAt, size int64, l Limits) (*Bundle, error) {
 	l = l.withDefaults()
 	zr, err := zip.NewReader(r, size)
@@ -116,6 +119,11 @@ func Read(r io.ReaderAt, size int64, l Limits) (*Bundle, error) {
 		}
 	}
 	slices.Sort(b.Artifacts)
+	// Last, so that what is wrong with the contents is said first; nothing
+	// is written before Read returns either way.
+	if err := checkLocal(r, files, m.CreatedAt); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 

@@ -89,7 +89,7 @@ func TestApproverAnswersAsRecorded(t *testing.T) {
 	_, rec := askedSource(t, e)
 	p := replay.NewProvider(rec, replay.Options{})
 	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: replay.NewTools(rec, e.reg, replay.ToolsOptions{Provider: p}),
-		Approver: replay.NewApprover(rec, e.in, p)})
+		Approver: replay.NewApprover(rec, e.in, p, nil)})
 	r, err := svc.Start(context.Background(), rec.StartParams(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestApproverLeavesALiveModelsCallToAPerson(t *testing.T) {
 		{"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "one\n"}}]},
 		{"text": "done"}]}`)
 	p := replay.NewProvider(rec, replay.Options{LiveFrom: 1, Live: live})
-	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: e.reg, Approver: replay.NewApprover(rec, e.in, p)})
+	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: e.reg, Approver: replay.NewApprover(rec, e.in, p, nil)})
 	r, err := svc.Start(context.Background(), rec.StartParams(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,10 @@ type Provider struct {
 	mu     sync.Mutex
 	div    *Divergence
 	served map[string]bool // tool call ids given out from the recording
+	// live is whether the latest model call went to the live model. The
+	// engine makes a turn's tool calls after its model call and before the
+	// next one, so it says whose calls are being made.
+	live bool
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -79,6 +83,15 @@ func (p *Provider) Served(callID string) bool {
 	return p.served[callID]
 }
 
+// AnsweredLive reports whether the latest model call went to the live
+// model (after LiveFrom): the tool calls the engine makes now are that
+// model's, not the recording's.
+func (p *Provider) AnsweredLive() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live
+}
+
 // Stream answers the model call req. Which step it is comes from req: the
 // number of assistant messages it holds, as the script provider does, so
 // that an engine retry of a live call is not taken for the next step.
@@ -93,6 +106,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 		}
 	}
 	live := p.opts.LiveFrom > 0 && n >= p.opts.LiveFrom
+	p.mu.Lock()
+	p.live = live
+	p.mu.Unlock()
 	// The request of a live step is compared up to the first one only:
 	// after it the conversation is the live model's, not the recording's.
 	if n <= len(p.rec.steps) && (!live || n == p.opts.LiveFrom) {
@@ -104,6 +120,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 		if p.opts.Live == nil {
 			return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("model call %d should go to a live model, and none is configured", n)}
 		}
+		// The live provider asks for its own model (the agent's, as this
+		// machine defines it), not the one the recording names.
+		req.Model = ""
 		return p.opts.Live.Stream(ctx, req, onDelta)
 	}
 	if n > len(p.rec.steps) {

@@ -19,6 +19,24 @@
 // that every call is followed by its result. The fold here must follow
 // that one; the replay test (a scripted run recorded, then replayed with
 // no divergence) is what keeps the two in step.
+//
+// A recording is untrusted input: a recording read from a file, or a run
+// imported from one (or one whose agent is gone), is foreign (run.Origin).
+// Its replay is a run of one of this machine's agents, chosen by the person
+// (Params.Agent), in ask mode unless the person says otherwise, with this
+// machine's global rules and grants; run.Origin lists, field by field, what
+// comes from the chosen agent. The recording lends only content: the
+// instructions, the system prompt (compared, and read by a live model like
+// the conversation), the model's answers, the tools' results and the
+// answers to approvals. Those answers decide only what nothing on this
+// machine acts on: with the recorded tools, a call of a recorded response
+// never runs for real (Tools), so the Approver may answer it as recorded,
+// or approve it when the recording was never asked; the calls of a live
+// model, and every call with live tools, are answered by a person. A
+// replay of the database's foreign run starts paused. Whatever the
+// recording says, nothing is written outside the replay's folder, in a
+// .git folder, or where it would make the folder a repository, and a folder
+// that holds files is used only when the person allows it (PrepareWorkspace).
 package replay
 
 import (
@@ -119,8 +137,32 @@ func Load(b *recording.Bundle) (*Recorded, error) {
 	if r.Created.Limits != nil {
 		r.Limits = *r.Created.Limits
 	}
+	if err := checkChanges(r.RunID, b); err != nil {
+		return nil, err
+	}
 	r.fold(b.Events)
 	return r, nil
+}
+
+// checkChanges refuses, before anything is written, a recording whose file
+// changes a replay must not write (checkPath): both PrepareWorkspace and the
+// recorded tools write them.
+func checkChanges(runID string, b *recording.Bundle) error {
+	for _, ev := range b.Events {
+		if ev.Type != event.FileChanged {
+			continue
+		}
+		var d event.FileChangedData
+		if err := ev.Decode(&d); err != nil {
+			return fmt.Errorf("recording of run %s: event %d: %w", runID, ev.Seq, err)
+		}
+		for _, sum := range []string{d.Before, d.After} {
+			if err := checkPath(d.Path, b.Blobs[sum]); err != nil {
+				return fmt.Errorf("recording of run %s: event %d: %w", runID, ev.Seq, err)
+			}
+		}
+	}
+	return nil
 }
 
 func forkSource(c event.RunCreatedData) string {

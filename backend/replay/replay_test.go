@@ -73,6 +73,12 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
+	// The recorded runs' agent is one of this machine's: their replays keep
+	// their settings (see run.Origin).
+	if err := st.CreateAgent(context.Background(), agent.Agent{ID: "ag_test", Name: "tester", Provider: agent.ProviderScript,
+		Tools: []string{"read_file", "write_file", "edit_file"}, Mode: agent.ModeAsk, MaxSteps: 10}); err != nil {
+		t.Fatal(err)
+	}
 	e.in = inbox.New(st, e.reg, func() string { return e.newID("ia") })
 	if e.blobs, err = workspace.NewBlobs(filepath.Join(dir, "blobs")); err != nil {
 		t.Fatal(err)
@@ -203,7 +209,7 @@ func replayedCounting(t *testing.T, e *env, rec *replay.Recorded, ws string, too
 	if toolsRecorded {
 		tl = replay.NewTools(rec, inner, replay.ToolsOptions{Provider: p, Live: o.LiveFrom > 0})
 	}
-	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: tl, Approver: replay.NewApprover(rec, e.in, p)})
+	svc := e.service(t, run.Config{Models: replay.Models(rec, p), Tools: tl, Approver: replay.NewApprover(rec, e.in, p, nil)})
 	r, err := svc.Start(context.Background(), rec.StartParams(ws))
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +267,7 @@ func TestReplayRecordedToolsReproducesTheEvents(t *testing.T) {
 	// The workspace starts as the recorded one did, as `steward replay`
 	// makes it, so the journal records the same contents before and after.
 	ws := t.TempDir()
-	if _, err := replay.PrepareWorkspace(rec, ws); err != nil {
+	if _, err := replay.PrepareWorkspace(rec, ws, replay.PrepareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r, p, calls := replayedCounting(t, e, rec, ws, true, replay.Options{})
@@ -295,7 +301,7 @@ func TestReplayLiveToolsInAFreshWorkspace(t *testing.T) {
 	e := newEnv(t)
 	src, srcWS, rec := recorded(t, e)
 	ws := filepath.Join(t.TempDir(), "fresh")
-	prep, err := replay.PrepareWorkspace(rec, ws)
+	prep, err := replay.PrepareWorkspace(rec, ws, replay.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +330,7 @@ func TestReplayReportsTheFirstDivergence(t *testing.T) {
 	e := newEnv(t)
 	_, _, rec := recorded(t, e)
 	ws := t.TempDir()
-	if _, err := replay.PrepareWorkspace(rec, ws); err != nil {
+	if _, err := replay.PrepareWorkspace(rec, ws, replay.PrepareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(ws, "b.txt"), []byte("a wasp\n"), 0o644); err != nil {

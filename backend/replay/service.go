@@ -1,14 +1,18 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
+	"steward/backend/agent"
 	"steward/backend/event"
+	"steward/backend/policy"
 	"steward/backend/recording"
 	"steward/backend/redact"
 	"steward/backend/run"
@@ -21,11 +25,13 @@ type Runs interface {
 }
 
 // Log is what the replays need of the database: the source run, its
-// events, and a place to record a replay's divergence.
+// events, this machine's agents, and a place to record a replay's
+// divergence.
 type Log interface {
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
 	Append(ctx context.Context, ev event.Event) (event.Event, error)
+	GetAgent(ctx context.Context, key string) (agent.Agent, error)
 }
 
 // Blobs holds the contents of the files runs changed, by SHA-256.
@@ -40,9 +46,11 @@ type Config struct {
 	Blobs Blobs
 	// Tools run the calls of a replay with live tools, and serve the specs.
 	Tools run.Tools
-	// Inbox opens and answers the replay's approvals, as recorded.
+	// Inbox opens and answers the replay's approvals, as recorded, and
+	// asks a person the others.
 	Inbox Answerer
-	// Models resolves the agent's real model, for LiveFrom.
+	// Models resolves the agent's real model, for LiveFrom: always an
+	// agent of this machine (see run.Origin).
 	Models run.Models
 	// Dir is where a replay's workspace is made when none is given.
 	Dir  string
@@ -81,6 +89,17 @@ type Params struct {
 	// Workspace is the folder to replay in; empty makes a new one under
 	// Config.Dir.
 	Workspace string
+	// NonEmpty lets Workspace hold files already (see PrepareOptions).
+	NonEmpty bool
+	// Agent is the id or name of one of this machine's agents to replay
+	// with. A foreign recording (see run.Origin: imported, or a file) needs
+	// one; the replay then takes its provider, rules, tools and budgets,
+	// never the recording's. Empty for a run of this machine replays with
+	// the run's own settings.
+	Agent string
+	// Mode is the permission mode of the replay. Empty: ask for a replay
+	// with a chosen agent, the run's own otherwise.
+	Mode string
 }
 
 func (p *Params) check() error {
@@ -94,6 +113,9 @@ func (p *Params) check() error {
 	if p.LiveFrom < 0 {
 		return fmt.Errorf("%w: live_from is %d; give the model call (from 1) that goes to the live model, or 0 for none", run.ErrInvalid, p.LiveFrom)
 	}
+	if p.Mode != "" && !policy.ValidMode(p.Mode) {
+		return fmt.Errorf("%w: mode %q is not one of %s", run.ErrInvalid, p.Mode, strings.Join(policy.Modes, ", "))
+	}
 	return nil
 }
 
@@ -105,8 +127,10 @@ type Started struct {
 }
 
 // Replay replays run runID of the database (of this machine or imported)
-// as a new run linked to it. Errors wrapping run.ErrInvalid name what was
-// wrong; one wrapping store.ErrConflict means the run has not ended.
+// as a new run linked to it. A foreign run (see run.Origin) replays with
+// the agent p names, and starts paused. Errors wrapping run.ErrInvalid name
+// what was wrong; one wrapping store.ErrConflict means the run has not
+// ended.
 func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, error) {
 	if err := p.check(); err != nil {
 		return Started{}, err
@@ -118,17 +142,23 @@ func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, 
 	if !run.Status(src.Status).Terminal() {
 		return Started{}, fmt.Errorf("run %s is %s: %w: replay it when it has ended", runID, src.Status, store.ErrConflict)
 	}
-	if src.ImportedFrom != "" && (p.Tools == ToolsLive || p.LiveFrom > 0) {
-		// Its agent's mode and rules, and its recorded answers, were set
-		// elsewhere: they do not decide what runs on this machine.
-		return Started{}, fmt.Errorf("%w: run %s was imported from a recording made elsewhere: it replays with its recorded results only (tools %q, no live_from); fork it to go on under this machine's rules",
-			run.ErrInvalid, runID, ToolsRecorded)
+	origin, err := run.OriginOf(ctx, s.cfg.Log, src)
+	if err != nil {
+		return Started{}, err
 	}
 	rec, err := s.load(ctx, runID)
 	if err != nil {
 		return Started{}, err
 	}
-	return s.Start(ctx, rec, p)
+	return s.start(ctx, rec, p, origin, origin.Foreign)
+}
+
+// Start replays rec, a recording read from a file, as a new run. A file
+// may come from anyone: it replays as a foreign recording (see run.Origin),
+// with the agent p names, and starts at once (the person asked for it on
+// the command line).
+func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (Started, error) {
+	return s.start(ctx, rec, p, run.Origin{Foreign: true, Reason: "a recording read from a file may come from anyone"}, false)
 }
 
 // sameFolder reports whether a and b are the same folder on this machine
@@ -175,18 +205,36 @@ func (s *Service) load(ctx context.Context, runID string) (*Recorded, error) {
 		}
 	}
 	rec, err := Load(b)
-	if errors.Is(err, ErrUnsupported) {
+	if errors.Is(err, ErrUnsupported) || errors.Is(err, ErrRefused) {
 		return nil, fmt.Errorf("%w: %w", run.ErrInvalid, err)
 	}
 	return rec, err
 }
 
-// Start replays rec as a new run of the engine: it prepares the workspace,
-// wires the recorded model (and tools, with ToolsRecorded) and answers, and
-// records the first divergence as a replay.diverged event of the new run.
-func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (_ Started, err error) {
+// start replays rec as a new run of the engine: it prepares the
+// workspace, wires the recorded model (and tools, with ToolsRecorded) and
+// answers, and records the first divergence as a replay.diverged event of
+// the new run. The settings are origin's agent's, or for a foreign
+// recording those of the agent p names (see run.Origin).
+func (s *Service) start(ctx context.Context, rec *Recorded, p Params, origin run.Origin, paused bool) (_ Started, err error) {
 	if err := p.check(); err != nil {
 		return Started{}, err
+	}
+	chosen := origin.Foreign || p.Agent != ""
+	var mine agent.Agent // the agent of this machine the replay runs as
+	if chosen {
+		if p.Agent == "" {
+			return Started{}, fmt.Errorf("%w: %s: its recorded agent (provider, base URL, model, mode, rules) is not used on this machine; choose one of this machine's agents to replay it with (agent)",
+				run.ErrInvalid, origin.Reason)
+		}
+		a, err := s.cfg.Log.GetAgent(ctx, p.Agent)
+		if errors.Is(err, store.ErrNotFound) {
+			return Started{}, fmt.Errorf("%w: agent %q does not exist on this machine", run.ErrInvalid, p.Agent)
+		}
+		if err != nil {
+			return Started{}, err
+		}
+		mine = a
 	}
 	ws := p.Workspace
 	if ws == "" {
@@ -205,24 +253,44 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (_ Started
 		}()
 	} else if fi, serr := os.Stat(ws); serr != nil || !fi.IsDir() {
 		return Started{}, fmt.Errorf("%w: workspace %s is not a folder", run.ErrInvalid, ws)
-	} else if sameFolder(ws, rec.Created.Workspace) {
+	} else if !chosen && sameFolder(ws, rec.Created.Workspace) {
 		return Started{}, fmt.Errorf("%w: workspace %s is the run's own: a replay puts the files the run changed back as they were before it, which would undo its work there; choose another folder, or none for a new one",
 			run.ErrInvalid, ws)
 	}
+
+	sp := rec.StartParams(ws)
+	if chosen {
+		// This machine's agent, as for a run started here. The recorded
+		// system prompt and instructions are content: the requests are
+		// compared with the recorded ones, and a live model reads them as
+		// it reads the conversation.
+		a := mine
+		a.SystemPrompt, a.BreakBefore = rec.Agent.SystemPrompt, nil
+		sp = run.StartParams{Agent: a, Instructions: rec.Created.Instructions, Workspace: ws, ReplayOf: rec.RunID, Mode: cmp.Or(p.Mode, agent.ModeAsk)}
+		if paused {
+			sp.Paused = "replay of " + rec.RunID + " with agent " + a.Name + ": " + origin.Reason + "; continue it when the agent and folder are right"
+		}
+	} else {
+		// The run's own choices, with its agent's provider as it is now.
+		cur := origin.Agent
+		sp.Agent.Provider, sp.Agent.Model, sp.Agent.BaseURL, sp.Agent.Script = cur.Provider, cur.Model, cur.BaseURL, cur.Script
+		sp.Mode = p.Mode
+	}
+
 	div := &divergences{log: s.cfg.Log, logf: s.cfg.Logf, redact: s.cfg.Redact}
 	opts := Options{LiveFrom: p.LiveFrom, OnDivergence: div.found}
 	if p.LiveFrom > 0 {
-		m, err := s.cfg.Models.Resolve(ctx, rec.Agent)
+		m, err := s.cfg.Models.Resolve(ctx, sp.Agent)
 		if err != nil {
 			return Started{}, fmt.Errorf("%w: live_from: the agent's model: %v", run.ErrInvalid, err)
 		}
 		opts.Live = m.Provider
 	}
 	prov := NewProvider(rec, opts)
-	prep, err := PrepareWorkspace(rec, ws)
+	prep, err := PrepareWorkspace(rec, ws, PrepareOptions{NonEmpty: p.NonEmpty})
 	if err != nil {
-		if p.Workspace != "" { // the folder chosen cannot take it
-			err = fmt.Errorf("%w: %v", run.ErrInvalid, err)
+		if p.Workspace != "" || errors.Is(err, ErrRefused) { // the folder chosen, or the recording, cannot take it
+			err = fmt.Errorf("%w: %w", run.ErrInvalid, err)
 		}
 		return Started{}, err
 	}
@@ -232,9 +300,14 @@ func (s *Service) Start(ctx context.Context, rec *Recorded, p Params) (_ Started
 		// run for real, in the workspace the recorded changes went to.
 		tools = NewTools(rec, s.cfg.Tools, ToolsOptions{Provider: prov, Live: p.LiveFrom > 0})
 	}
-	sp := rec.StartParams(ws)
+	var approver run.Approver = NewApprover(rec, s.cfg.Inbox, prov, &ApproverOptions{Unasked: chosen && p.Tools == ToolsRecorded})
+	if chosen && p.Tools == ToolsLive {
+		// Every call runs for real: a recorded answer is someone else's
+		// decision, so a person here answers each one.
+		approver = s.cfg.Inbox
+	}
 	m, _ := Models(rec, prov).Resolve(ctx, rec.Agent)
-	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: NewApprover(rec, s.cfg.Inbox, prov)}
+	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: approver, LocalRules: chosen}
 	var r store.Run
 	if r, err = s.cfg.Runs.Start(ctx, sp); err != nil {
 		return Started{}, err

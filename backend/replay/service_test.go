@@ -160,8 +160,12 @@ func TestServiceRefuses(t *testing.T) {
 		{"its own workspace", src.ID, replay.Params{Workspace: src.Workspace + "/."}, run.ErrInvalid, "is the run's own"},
 		{"active", live.ID, replay.Params{}, store.ErrConflict, "replay it when it has ended"},
 		{"fork", fork.Fork, replay.Params{}, run.ErrInvalid, "it is a fork of run " + src.ID},
-		{"imported, live tools", imported.ID, replay.Params{Tools: replay.ToolsLive}, run.ErrInvalid, "imported from a recording made elsewhere"},
-		{"imported, live model", imported.ID, replay.Params{LiveFrom: 2}, run.ErrInvalid, "imported from a recording made elsewhere"},
+		// A recording made elsewhere replays with one of this machine's
+		// agents, whatever the tools (see foreign_test.go).
+		{"imported, no agent", imported.ID, replay.Params{}, run.ErrInvalid, "was imported from a recording made elsewhere: its recorded agent"},
+		{"imported, live tools, no agent", imported.ID, replay.Params{Tools: replay.ToolsLive}, run.ErrInvalid, "choose one of this machine's agents"},
+		{"imported, unknown agent", imported.ID, replay.Params{Agent: "nobody"}, run.ErrInvalid, `agent "nobody" does not exist`},
+		{"mode", src.ID, replay.Params{Mode: "yolo"}, run.ErrInvalid, `mode "yolo" is not one of`},
 	} {
 		_, err := rs.Replay(ctx, c.run, c.p)
 		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.says) {
@@ -235,7 +239,9 @@ func TestRecoverEndsAnInterruptedReplay(t *testing.T) {
 	}
 }
 
-// A folder given as the workspace must exist; one that does is used as is.
+// A folder given as the workspace must exist. One that holds files is
+// refused, with nothing written, unless the person allows it (the replay
+// puts the recorded files back over what is there); then it is used as is.
 func TestServiceUsesTheGivenWorkspace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -245,7 +251,15 @@ func TestServiceUsesTheGivenWorkspace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	started, err := e.replays(svc, nil, t.TempDir()).Replay(context.Background(), src.ID, replay.Params{Workspace: ws})
+	rs := e.replays(svc, nil, t.TempDir())
+	_, err := rs.Replay(context.Background(), src.ID, replay.Params{Workspace: ws})
+	if !errors.Is(err, run.ErrInvalid) || !errors.Is(err, replay.ErrRefused) || !strings.Contains(err.Error(), "is not empty (it holds keep.txt)") {
+		t.Fatalf("replay into a folder that holds a file: %v; want refused", err)
+	}
+	if entries, _ := os.ReadDir(ws); len(entries) != 1 {
+		t.Fatalf("the refused replay wrote in the folder: %v", entries)
+	}
+	started, err := rs.Replay(context.Background(), src.ID, replay.Params{Workspace: ws, NonEmpty: true})
 	if err != nil {
 		t.Fatal(err)
 	}

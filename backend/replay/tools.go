@@ -35,9 +35,12 @@ type Tools struct {
 	run.Tools
 	rec *Recorded
 	// served, when set, limits the recording to the calls it says came
-	// from a recorded model response; live says where the other calls go.
-	served func(callID string) bool
-	live   bool
+	// from a recorded model response; live says where the other calls go,
+	// and liveTurn, when set, whether the calls being made are a live
+	// model's (only those may run for real).
+	served   func(callID string) bool
+	live     bool
+	liveTurn func() bool
 
 	mu   sync.Mutex
 	used map[string]bool // call ids answered already
@@ -61,7 +64,7 @@ type ToolsOptions struct {
 func NewTools(rec *Recorded, inner run.Tools, o ToolsOptions) *Tools {
 	t := &Tools{Tools: inner, rec: rec, live: o.Live, used: map[string]bool{}}
 	if o.Provider != nil {
-		t.served = o.Provider.Served
+		t.served, t.liveTurn = o.Provider.Served, o.Provider.AnsweredLive
 	}
 	return t
 }
@@ -70,13 +73,17 @@ func NewTools(rec *Recorded, inner run.Tools, o ToolsOptions) *Tools {
 // name the call, so it is found by what it asks: the first recorded call
 // not answered yet with the same tool and arguments (the model's, or a
 // person's edit of them), in the order the recorded run made them. A call
-// the recording does not hold is run for real when Live is set, else it
-// gets a model-visible error with code CodeDiverged. A Go error means a
-// recorded change could not be written.
+// the recording does not hold is run for real when Live is set and the
+// call is the live model's (asked after LiveFrom); any other gets a
+// model-visible error with code CodeDiverged. So a call of a recorded
+// response never runs for real, whatever its arguments became: an approval
+// answered from the recording (Approver) can let through only a result
+// from the recording. A Go error means a recorded change could not be
+// written.
 func (t *Tools) Call(ctx context.Context, env tool.Env, name string, args json.RawMessage) (tool.Result, error) {
 	c, ok := t.take(name, args)
 	if !ok {
-		if t.live {
+		if t.live && (t.liveTurn == nil || t.liveTurn()) {
 			return t.Tools.Call(ctx, env, name, args)
 		}
 		return tool.Errorf(CodeDiverged, fmt.Sprintf("the replay diverged from its recording: the recorded run made no %s call with these arguments, so there is no result to give", name)), nil
@@ -172,20 +179,39 @@ var _ Answerer = (*inbox.Inbox)(nil)
 // recorded match is denied, the feedback saying that the replay diverged.
 // A call the recording did not ask for (a live model's, after LiveFrom) is
 // left to a person: a recorded answer is no answer to it.
+//
+// With ApproverOptions.Unasked, a call of the recording that was not asked
+// about when it was recorded (a replay under another agent's stricter
+// policy asks more) is approved, not denied: with the recorded tools its
+// result comes from the recording, and nothing runs.
 type Approver struct {
 	Answerer
-	rec  *Recorded
-	prov *Provider
+	rec     *Recorded
+	prov    *Provider
+	unasked bool
 
 	mu   sync.Mutex
 	used []bool
 	due  map[string]inbox.Decision // by interaction id
 }
 
+// ApproverOptions tune an Approver; the zero value denies a recorded call
+// that has no recorded answer.
+type ApproverOptions struct {
+	// Unasked approves a recorded call that has no recorded answer. Set it
+	// only when the recorded tools answer the calls (NewTools), which never
+	// run a recorded call for real.
+	Unasked bool
+}
+
 // NewApprover wraps the inbox in; p tells the calls it served from the
-// recording.
-func NewApprover(rec *Recorded, in Answerer, p *Provider) *Approver {
-	return &Approver{Answerer: in, rec: rec, prov: p, used: make([]bool, len(rec.approvals)), due: map[string]inbox.Decision{}}
+// recording; o may be nil.
+func NewApprover(rec *Recorded, in Answerer, p *Provider, o *ApproverOptions) *Approver {
+	a := &Approver{Answerer: in, rec: rec, prov: p, used: make([]bool, len(rec.approvals)), due: map[string]inbox.Decision{}}
+	if o != nil {
+		a.unasked = o.Unasked
+	}
+	return a
 }
 
 // Open opens the interaction in the inbox and finds its recorded answer.
@@ -199,6 +225,9 @@ func (a *Approver) Open(ctx context.Context, r inbox.Request) (string, error) {
 	}
 	d := inbox.Decision{Decision: event.DecisionDeny, Source: "replay",
 		Feedback: "the replay diverged from its recording: the recorded run was never asked about this " + r.Tool + " call"}
+	if a.unasked {
+		d = inbox.Decision{Decision: event.DecisionApprove, Source: "replay"}
+	}
 	a.mu.Lock()
 	for i, rec := range a.rec.approvals {
 		if a.used[i] || rec.decided == nil || rec.tool != r.Tool || !sameJSON(rec.arguments, r.Arguments) {

@@ -23,6 +23,11 @@ type Command struct {
 	Limits *event.Limits `json:"limits,omitempty"`
 	// Tool is the tool a break or unbreak is about.
 	Tool string `json:"tool,omitempty"`
+	// Agent (an id or name of this machine's agents) and Workspace (a
+	// folder) go with fork: the new run's agent and folder instead of the
+	// source run's. A fork of a foreign run (see Origin) needs both.
+	Agent     string `json:"agent,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // CommandResult is the answer to a command. Fork, when accepted, names the
@@ -63,6 +68,9 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	if c.Type == CmdFork && c.NodeID == "" {
 		return CommandResult{}, fmt.Errorf("%w: fork needs node_id", ErrInvalid)
 	}
+	if c.Type != CmdFork && (c.Agent != "" || c.Workspace != "") {
+		return CommandResult{}, fmt.Errorf("%w: agent and workspace go with fork, and only with it", ErrInvalid)
+	}
 	if c.Limits != nil {
 		if c.Type != CmdContinue && c.Type != CmdStep {
 			return CommandResult{}, fmt.Errorf("%w: limits go with continue or step", ErrInvalid)
@@ -78,6 +86,11 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	} else if ok {
 		var res CommandResult
 		return res, json.Unmarshal(first, &res)
+	}
+	if c.Type == CmdFork {
+		if err := s.checkForkChoice(ctx, c); err != nil {
+			return CommandResult{}, err
+		}
 	}
 	r, err := s.cfg.Store.GetRun(ctx, runID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -119,7 +132,7 @@ var accepted = CommandResult{Status: "accepted"}
 // answers apply did not (rejections, forks).
 func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func(CommandResult, []event.Event) error) CommandResult {
 	if c.Type == CmdFork {
-		return s.fork(ctx, r, c.NodeID)
+		return s.fork(ctx, r, c)
 	}
 	if r.ImportedFrom != "" {
 		return rejected(CodeInvalidState, "run %s was imported from a recording and is read-only: fork it from a node to go on from there", r.ID)
@@ -278,77 +291,6 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 	}
 	a.signal()
 	return accepted
-}
-
-// fork starts a new run, paused, whose conversation is the source run's up
-// to and including node, and links the two runs.
-func (s *Service) fork(ctx context.Context, r store.Run, node string) CommandResult {
-	evs, err := s.allEvents(ctx, r.ID)
-	if err != nil {
-		return rejected(CodeInvalidState, "read run %s: %v", r.ID, err)
-	}
-	src := newRunState(r.ID)
-	var created event.RunCreatedData
-	found := false
-	for _, ev := range evs {
-		if ev.Type == event.RunCreated {
-			_ = ev.Decode(&created)
-		}
-		src.apply(ev)
-		if ev.NodeID == node && ev.Type == event.NodeFinished {
-			var d event.NodeFinishedData
-			_ = ev.Decode(&d)
-			if d.Status == event.NodeInterrupted {
-				return rejected(CodeInvalidState, "node %s was interrupted; fork from a node that finished", node)
-			}
-			found = true
-			break
-		}
-	}
-	if !found {
-		return rejected(CodeInvalidState, "node %s of run %s has not finished (or does not exist); fork from a finished node", node, r.ID)
-	}
-	if src.root == node {
-		return rejected(CodeInvalidState, "node %s is the run itself; fork from one of its steps", node)
-	}
-	m, err := s.cfg.Models.Resolve(ctx, src.agent)
-	if err != nil {
-		return rejected(CodeInvalidState, "agent %s: %v", src.agent.Name, err)
-	}
-	id := s.cfg.NewID("run")
-	st := s.newRun(id)
-	st.model, st.unattended = m, created.Unattended
-	st.env = s.envFor(id, created.Workspace)
-	history := src.request() // repaired: calls without results get one
-	fc := created
-	fc.Agent.Provider, fc.Agent.Model, fc.Agent.Demo = m.Name, m.Model, m.Demo
-	fc.ForkedFrom = &event.NodeRef{RunID: r.ID, NodeID: node}
-	fc.ReplayOf = "" // a fork of a replay goes on live: it is no replay
-	fc.History = toEventMessages(history)
-	_, err = s.launch(ctx, st, func(a *active) {
-		a.emitLocked(event.RunCreated, "", fc)
-	}, func(a *active) {
-		a.mu.Lock()
-		a.st.root = a.st.newNode()
-		a.emitLocked(event.NodeStarted, a.st.root, event.NodeStartedData{Kind: event.KindAgent, Label: fmt.Sprintf("%s (fork of %s at %s)", src.agent.Name, r.ID, node)})
-		a.pauseAsked, a.pauseReason = true, "forked from "+r.ID+" at "+node
-		a.mu.Unlock()
-	})
-	if err != nil {
-		return rejected(CodeInvalidState, "%v", err)
-	}
-	link := event.New(r.ID, event.RunForked, "", event.RunForkedData{NodeID: node, Fork: id})
-	if a := s.lookup(r.ID); a != nil {
-		a.mu.Lock()
-		a.emitLocked(link.Type, "", event.RunForkedData{NodeID: node, Fork: id})
-		a.flushLocked()
-		a.mu.Unlock()
-	} else if _, err := s.cfg.Store.Append(context.WithoutCancel(ctx), link); err != nil {
-		s.cfg.Logf("run %s: record fork %s: %v", r.ID, id, err)
-	}
-	res := accepted
-	res.Fork = id
-	return res
 }
 
 func (s *Service) allEvents(ctx context.Context, runID string) ([]event.Event, error) {

@@ -126,6 +126,11 @@ func newHarness(t *testing.T, m run.Models, extra ...tool.Tool) *harness {
 		t.Fatal(err)
 	}
 	h.st = st
+	// The runs' agent exists here: a fork of its runs keeps their settings
+	// (see run.Origin).
+	if err := st.CreateAgent(context.Background(), testAgent()); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if err := st.Close(); err != nil {
 			t.Errorf("close store: %v", err)

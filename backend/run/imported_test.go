@@ -48,9 +48,10 @@ func TestImportedRunIsReadOnly(t *testing.T) {
 	if _, err := h2.svc.Restore(ctx, "run_imported", run.RestoreParams{Kind: run.RestoreRevert}); !errors.Is(err, run.ErrInvalid) {
 		t.Errorf("revert of the imported run = %v, want ErrInvalid", err)
 	}
-	// Fork goes on from the recording, here.
+	// Fork goes on from the recording, here, with one of this machine's
+	// agents in a folder the person chooses (see fork_origin_test.go).
 	f := cmd(run.CmdFork)
-	f.NodeID = "n2"
+	f.NodeID, f.Agent, f.Workspace = "n2", "tester", t.TempDir()
 	if res, err := h2.svc.Command(ctx, "run_imported", f); err != nil || res.Status != "accepted" || res.Fork == "" {
 		t.Errorf("fork of the imported run = %+v, %v", res, err)
 	} else {

@@ -9,6 +9,11 @@
 // Events that gate nothing are submitted without waiting; the loop waits for
 // them to commit before any side effect (a tool call, an approval) and before
 // the run ends, so a crash never loses an event whose effect happened.
+//
+// A run started from another run's log (a fork, a replay) takes settings
+// from it only when they were chosen on this machine: OriginOf decides, and
+// Origin lists, field by field, what a foreign log (an imported recording)
+// lends and what the person chooses instead.
 package run
 
 import (
@@ -51,6 +56,9 @@ type Store interface {
 	LookupCommand(ctx context.Context, runID, commandID string) ([]byte, bool, error)
 	FileChanges(ctx context.Context, runID string) ([]store.FileChange, error)
 	NodeSeq(ctx context.Context, runID, nodeID string) (int64, error)
+	// GetAgent is this machine's agent whose id or name is key (for a fork,
+	// which may name one, and OriginOf).
+	GetAgent(ctx context.Context, key string) (agent.Agent, error)
 }
 
 // Approver opens approvals and questions and waits for their answers.
@@ -206,18 +214,26 @@ type StartParams struct {
 	Rules []policy.Rule
 	// ReplayOf is the recorded run this run replays, if any.
 	ReplayOf string
+	// Paused, when set, is the reason the run starts paused: nothing runs
+	// until a person continues it (a replay of a foreign recording).
+	Paused string
 	// Runtime, when set, drives this run instead of the Service's own
 	// model, tools and approver: a replay plays them from a recording.
 	Runtime *Runtime
 }
 
-// Runtime is what a run is driven with. Every field must be set. A run
-// with a Runtime decides by its agent's rules alone: the global rules and
-// the grants saved since its recording would decide otherwise than it did.
+// Runtime is what a run is driven with. Model, Tools and Approver must be
+// set. A run with a Runtime decides by its agent's rules alone, unless
+// LocalRules: the global rules and the grants saved since its recording
+// would decide otherwise than it did.
 type Runtime struct {
 	Model    Model
 	Tools    Tools
 	Approver Approver
+	// LocalRules decides the run's calls as a run started here: with this
+	// machine's global rules and saved grants too. A replay of a foreign
+	// recording sets it, since its agent is one of this machine's.
+	LocalRules bool
 }
 
 // newRun is the state of a new or resumed run, served by the Service's own
@@ -307,7 +323,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	global := s.cfg.Rules
-	if rt != nil {
+	if rt != nil && !rt.LocalRules {
 		global = nil
 	}
 	p.Agent = effective(p.Agent, p.Mode, p.Rules, global)
@@ -335,7 +351,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	id := s.cfg.NewID("run")
 	st := s.newRun(id)
 	if rt != nil {
-		st.registry, st.approver, st.noGrants = rt.Tools, rt.Approver, true
+		st.registry, st.approver, st.noGrants = rt.Tools, rt.Approver, !rt.LocalRules
 	}
 	st.model, st.unattended = m, p.Unattended
 	st.env = tool.Env{RunID: id, Workspace: root.Path(), Artifacts: s.artifactsDir(id)}
@@ -356,7 +372,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		a.emitLocked(event.RunCreated, "", created)
 	}, func(a *active) {
 		a.mu.Lock()
-		a.setStatusLocked(Running, "", "", nil)
+		if p.Paused != "" {
+			a.pauseAsked, a.pauseReason = true, p.Paused // as a fork starts
+		} else {
+			a.setStatusLocked(Running, "", "", nil)
+		}
 		a.st.root = a.st.newNode()
 		a.emitLocked(event.NodeStarted, a.st.root, event.NodeStartedData{Kind: event.KindAgent, Label: p.Agent.Name})
 		user := a.st.newNode()

@@ -124,7 +124,18 @@ export type Capability = CommandType | "replay";
 // default) takes tool results from the recording, "live" runs the tools for
 // real; live_from N > 0 sends model call N onward to the agent's real model;
 // workspace "" is a fresh folder under Steward's home.
-export type ReplayRequest = { tools?: ReplayTools; live_from?: number; workspace?: string };
+// agent names one of this machine's agents to replay with: a run imported
+// from a recording (someone else's content), or whose agent is gone, needs
+// one, and then replays with that agent's settings, in ask mode unless mode
+// says otherwise, starting paused. allow_nonempty lets workspace hold files.
+export type ReplayRequest = {
+  tools?: ReplayTools;
+  live_from?: number;
+  workspace?: string;
+  allow_nonempty?: boolean;
+  agent?: string;
+  mode?: PermissionMode;
+};
 export type ReplayTools = "recorded" | "live";
 
 export type StartRun = {
@@ -140,11 +151,23 @@ export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "
 // text is the message of steer; node_id the node of fork (required) and of
 // retry and skip (optional: the interrupted call).
 // tool goes with break and unbreak: the tool to pause before (or no longer).
-export type Command = { command_id: string; type: CommandType; text?: string; node_id?: string; limits?: Limits; tool?: string };
+// agent and workspace go with fork: the new run's agent (one of this
+// machine's) and folder; a fork of a foreign run needs both, and is
+// rejected with code needs_choice without them.
+export type Command = {
+  command_id: string;
+  type: CommandType;
+  text?: string;
+  node_id?: string;
+  limits?: Limits;
+  tool?: string;
+  agent?: string;
+  workspace?: string;
+};
 export type CommandResult = {
   command_id: string;
   status: "accepted" | "rejected";
-  code?: "terminal" | "invalid_state" | "unsupported";
+  code?: "terminal" | "invalid_state" | "unsupported" | "needs_choice";
   message?: string;
   fork?: string; // an accepted fork: the new run's id
 };

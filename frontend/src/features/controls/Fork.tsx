@@ -1,5 +1,8 @@
+import { useState } from "react";
 import { useApp, useServices } from "../../store/context";
 import { selectRun } from "../../store/store";
+import { ownSettings } from "../exchange/origin";
+import { ForkDialog } from "./ForkDialog";
 import { useCommand } from "./useCommand";
 
 // Statuses of a node that a fork can start after: it finished, and its
@@ -11,19 +14,44 @@ export function canForkFrom(status: string | undefined): boolean {
   return !!status && forkable.has(status);
 }
 
-// useFork forks a run from a node, then selects the new run.
+// useFork forks a run from a node, then selects the new run. A run whose
+// settings were not chosen here (imported, or its agent gone) is forked
+// with one of this machine's agents and a folder the person chooses: fork
+// then opens the chooser (render it), as it does when the server refuses a
+// fork for want of a choice.
 export function useFork(runId: string) {
   const select = useApp((s) => s.select);
+  const own = useApp((s) => ownSettings(selectRun(s, runId), s.agents));
   const { refreshLists } = useServices();
   const { send, busy, error } = useCommand(runId);
-  async function fork(nodeId: string) {
-    const res = await send("fork", { node_id: nodeId });
+  const [choosing, setChoosing] = useState<{ nodeId: string; why?: string }>();
+
+  async function go(nodeId: string, choice?: { agent: string; workspace: string }) {
+    const res = await send("fork", { node_id: nodeId, ...choice });
     if (res?.status === "accepted" && res.fork) {
+      setChoosing(undefined);
       void refreshLists();
       select(res.fork);
+    } else if (res?.code === "needs_choice" && !choice) {
+      setChoosing({ nodeId, why: res.message });
     }
   }
-  return { fork, busy, error };
+  async function fork(nodeId: string) {
+    if (!own) return setChoosing({ nodeId });
+    await go(nodeId);
+  }
+  const chooser = choosing ? (
+    <ForkDialog
+      runId={runId}
+      nodeId={choosing.nodeId}
+      why={choosing.why}
+      busy={busy}
+      error={error}
+      onFork={(agent, workspace) => void go(choosing.nodeId, { agent, workspace })}
+      onClose={() => setChoosing(undefined)}
+    />
+  ) : null;
+  return { fork, busy, error: choosing ? undefined : error, chooser };
 }
 
 // ForkButton starts a new run, paused, whose conversation is this run's up to
@@ -32,7 +60,7 @@ export function useFork(runId: string) {
 export function ForkButton({ runId, nodeId, testId }: { runId: string; nodeId: string; testId?: string }) {
   const allowed = useApp((s) => !!selectRun(s, runId)?.capabilities?.includes("fork"));
   const status = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]?.status);
-  const { fork, busy, error } = useFork(runId);
+  const { fork, busy, error, chooser } = useFork(runId);
   if (!allowed || !canForkFrom(status)) return null;
   return (
     <>
@@ -51,6 +79,7 @@ export function ForkButton({ runId, nodeId, testId }: { runId: string; nodeId: s
           {error}
         </span>
       )}
+      {chooser}
     </>
   );
 }

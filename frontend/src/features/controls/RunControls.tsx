@@ -22,7 +22,7 @@ export function RunControls({ runId, live, send, busy }: Props) {
   const [help, setHelp] = useState(false);
   const [confirmCancel, setConfirmCancel] = useState(false);
   const [note, setNote] = useState<string>();
-  const { fork } = useFork(runId);
+  const { fork, chooser } = useFork(runId);
   const showPane = useApp((s) => s.showPane);
   const pane = useApp((s) => s.runView.pane);
   const selected = useApp((s) => s.runView.node);
@@ -32,7 +32,7 @@ export function RunControls({ runId, live, send, busy }: Props) {
   // the header re-renders on every streamed event.
   const latest = useRef({ live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: false });
   useEffect(() => {
-    latest.current = { live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: help || confirmCancel };
+    latest.current = { live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: help || confirmCancel || !!chooser };
   });
 
   useEffect(() => {
@@ -132,6 +132,7 @@ export function RunControls({ runId, live, send, busy }: Props) {
         </span>
       )}
       {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+      {chooser}
       {confirmCancel && (
         <Dialog title="Cancel this run?" onClose={() => setConfirmCancel(false)} data-testid="cancel-dialog">
           <p>The run stops for good: its current call is cancelled and it cannot be continued (it can still be forked).</p>

@@ -6,7 +6,7 @@ import { errorMessage } from "../../ui/format";
 
 export type SendCommand = (
   type: CommandType,
-  extra?: { text?: string; node_id?: string; limits?: Limits; tool?: string },
+  extra?: { text?: string; node_id?: string; limits?: Limits; tool?: string; agent?: string; workspace?: string },
 ) => Promise<CommandResult | undefined>;
 
 // useCommand sends commands to a run, one at a time. A rejection or a failed

@@ -49,6 +49,9 @@ export function ImportRecording() {
         {busy ? "Importing…" : "Import a recording…"}
       </button>
       <span className="muted"> or drop a .steward file here</span>
+      <p className="hint muted">
+        A recording is someone else's content: it is checked, then shown read-only. Nothing in it becomes a setting here.
+      </p>
       <input
         ref={input}
         type="file"

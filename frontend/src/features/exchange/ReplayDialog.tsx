@@ -1,11 +1,13 @@
 import "./exchange.css";
-import { useId, useRef, useState, type FormEvent } from "react";
-import type { ReplayTools } from "../../api/types";
+import { useId, useState, type FormEvent } from "react";
+import type { PermissionMode, ReplayRequest, ReplayTools } from "../../api/types";
 import { useApp, useServices } from "../../store/context";
 import { selectRun } from "../../store/store";
 import { Dialog } from "../../ui/Dialog";
 import { errorMessage } from "../../ui/format";
-import { FolderPicker } from "../runs/FolderPicker";
+import { AgentSelect } from "../agents/AgentSelect";
+import { WorkspaceField } from "../runs/WorkspaceField";
+import { foreignNote, ownSettings } from "./origin";
 
 // ReplayButton opens the Replay dialog; it shows only while the run's
 // capabilities hold replay (it ended, and it is not a fork).
@@ -35,41 +37,36 @@ const toolChoices: { value: ReplayTools; label: string }[] = [
   { value: "live", label: "Run the tools for real, in a workspace put back to where the run started" },
 ];
 
+const modes: { value: PermissionMode; label: string }[] = [
+  { value: "ask", label: "ask: reads run, everything else asks" },
+  { value: "edits", label: "edits: reads and workspace writes run" },
+  { value: "plan", label: "plan: read-only tools only" },
+  { value: "auto", label: "auto: everything runs (still confined)" },
+];
+
 // ReplayDialog asks how to replay the run, starts the replay, then opens
 // it. A refusal (the server's message) stays in the dialog with what was
-// chosen, to change and try again.
+// chosen, to change and try again. A run whose settings were not chosen
+// here (imported: someone else's content; or its agent gone) replays with
+// one of this machine's agents, which the person must choose.
 export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () => void }) {
   const { api, refreshLists } = useServices();
-  const desktop = useApp((s) => !!s.info?.desktop);
-  // A recording made elsewhere replays with its recorded results only: its
-  // agent's rules and answers were not set here (the server refuses more).
-  const imported = useApp((s) => !!selectRun(s, runId)?.imported_from);
+  const run = useApp((s) => selectRun(s, runId));
+  const agents = useApp((s) => s.agents);
+  const own = ownSettings(run, agents);
   const addRun = useApp((s) => s.addRun);
   const select = useApp((s) => s.select);
   const [tools, setTools] = useState<ReplayTools>("recorded");
   const [liveFrom, setLiveFrom] = useState("");
   const [workspace, setWorkspace] = useState("");
-  const [picking, setPicking] = useState(false);
+  const [nonEmpty, setNonEmpty] = useState(false);
+  // "" replays with the run's own settings (only a run of this machine can).
+  const [agent, setAgent] = useState("");
+  const [mode, setMode] = useState<PermissionMode>("ask");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const browse = useRef<HTMLButtonElement>(null);
   const uid = useId();
   const id = (name: string) => `${uid}-${name}`;
-
-  function closePicker() {
-    setPicking(false);
-    browse.current?.focus();
-  }
-
-  async function pickNative() {
-    setError(undefined);
-    try {
-      const res = await api.pickFolder(workspace);
-      if (res.path) setWorkspace(res.path);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -78,12 +75,19 @@ export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () =>
       setError(`"${n}" is not a model call number: a whole number, or empty for never`);
       return;
     }
+    if (!own && !agent) {
+      setError("Choose one of your agents to replay this run with.");
+      return;
+    }
     setBusy(true);
     setError(undefined);
     try {
-      const run = await api.replayRun(runId, { tools, live_from: n === "" ? 0 : Number(n), workspace: workspace.trim() });
-      addRun(run);
-      select(run.id);
+      const body: ReplayRequest = { tools, live_from: n === "" ? 0 : Number(n), workspace: workspace.trim() };
+      if (agent) Object.assign(body, { agent, mode });
+      if (nonEmpty) body.allow_nonempty = true;
+      const started = await api.replayRun(runId, body);
+      addRun(started);
+      select(started.id);
       void refreshLists();
       onClose();
     } catch (err) {
@@ -99,6 +103,34 @@ export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () =>
           A new run gets the recorded model answers again, and says where it first sends the model something other than the
           recording did.
         </p>
+        {!own && (
+          <p className="hint replay-foreign" data-testid="replay-imported">
+            {foreignNote(run)} It replays as a run of the agent you choose, in the mode you choose, and starts paused: continue
+            it when the agent and folder are right.
+          </p>
+        )}
+        <div className="field">
+          <label htmlFor={id("agent")}>Agent</label>
+          <AgentSelect
+            id={id("agent")}
+            agents={agents}
+            value={agent}
+            onChange={setAgent}
+            own={own ? `this run's own settings (${run?.agent_name ?? "its agent"})` : undefined}
+          />
+        </div>
+        {agent && (
+          <div className="field">
+            <label htmlFor={id("mode")}>Permission mode</label>
+            <select id={id("mode")} value={mode} onChange={(e) => setMode(e.target.value as PermissionMode)}>
+              {modes.map((m) => (
+                <option key={m.value} value={m.value}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <fieldset className="replay-tools">
           <legend>Tool calls</legend>
           {toolChoices.map((c, i) => (
@@ -108,21 +140,17 @@ export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () =>
                 name={id("tools")}
                 value={c.value}
                 checked={tools === c.value}
-                disabled={imported && c.value !== "recorded"}
                 data-autofocus={i === 0 ? true : undefined}
                 onChange={() => setTools(c.value)}
               />
               {c.label}
             </label>
           ))}
-          {imported && (
-            <p className="hint muted" data-testid="replay-imported">
-              This run was recorded elsewhere: it replays with its recorded results only. Fork it to go on under this
-              machine's rules.
-            </p>
+          {!own && tools === "live" && (
+            <p className="hint muted">The recording's answers to approvals are someone else's: here you answer every call.</p>
           )}
         </fieldset>
-        <div className="field" hidden={imported}>
+        <div className="field">
           <label htmlFor={id("live-from")}>Switch to the live model at model call</label>
           <input
             id={id("live-from")}
@@ -132,44 +160,22 @@ export function ReplayDialog({ runId, onClose }: { runId: string; onClose: () =>
             placeholder="never"
             onChange={(e) => setLiveFrom(e.target.value)}
           />
-          <p className="hint muted">From that call on the agent's real model answers (it must be configured). Empty or 0: never.</p>
+          <p className="hint muted">
+            From that call on the agent's real model answers (it must be configured){own ? "" : ": the agent you choose, never the recording's"}. Empty or 0: never.
+          </p>
         </div>
-        <div className="field">
-          <label htmlFor={id("workspace")}>Workspace folder</label>
-          <div className="workspace-row">
-            <input
-              id={id("workspace")}
-              type="text"
-              value={workspace}
-              title={workspace}
-              placeholder="a fresh folder in Steward's replays folder"
-              spellCheck={false}
-              onChange={(e) => setWorkspace(e.target.value)}
-            />
-            <button
-              type="button"
-              ref={browse}
-              aria-label="Browse folders"
-              aria-expanded={picking}
-              aria-controls={picking ? id("picker") : undefined}
-              onClick={() => (desktop ? void pickNative() : picking ? closePicker() : setPicking(true))}
-            >
-              Browse…
-            </button>
-          </div>
-          {picking && (
-            <FolderPicker
-              id={id("picker")}
-              start={workspace}
-              onChoose={(p) => {
-                setWorkspace(p);
-                closePicker();
-              }}
-              onClose={closePicker}
-            />
-          )}
-          <p className="hint muted">The files the run changed are put back there as they were before it. Empty: a new folder.</p>
-        </div>
+        <WorkspaceField
+          id={id("workspace")}
+          value={workspace}
+          onChange={setWorkspace}
+          placeholder="a fresh folder in Steward's replays folder"
+          hint="The files the run changed are put back there as they were before it. Empty: a new folder."
+          onError={setError}
+        />
+        <label className="check">
+          <input type="checkbox" checked={nonEmpty} onChange={(e) => setNonEmpty(e.target.checked)} />
+          The folder may hold files already (the recorded ones are put back over them)
+        </label>
         {error && (
           <p className="form-error" role="alert" data-testid="replay-error">
             {error}

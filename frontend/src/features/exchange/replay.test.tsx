@@ -76,19 +76,21 @@ describe("ReplayButton", () => {
     expect(screen.queryByRole("dialog")).toBeNull();
   });
 
-  it("offers a run recorded elsewhere its recorded results only", async () => {
+  // A run recorded elsewhere replays with one of this machine's agents,
+  // which the person chooses (foreign.test.tsx): it is no longer limited to
+  // the recorded results, since its recorded settings decide nothing.
+  it("asks which agent replays a run recorded elsewhere", () => {
     const { posts } = setup(<ReplayButton runId="run_1" />, {
       runs: [{ ...source, imported_from: "run_far" }],
       answer: () => Response.json(replayRun, { status: 201 }),
     });
     fireEvent.click(screen.getByRole("button", { name: "Replay" }));
     expect(radio(recorded).checked).toBe(true);
-    expect(radio(live).disabled).toBe(true);
-    expect(screen.getByTestId("replay-imported").textContent).toContain("recorded elsewhere");
-    expect(screen.queryByRole("textbox", { name: liveFrom })).toBeNull();
+    expect(radio(live).disabled).toBe(false);
+    expect(screen.getByTestId("replay-imported").textContent).toContain("someone else's content");
     fireEvent.click(screen.getByRole("button", { name: "Start replay" }));
-    await waitFor(() => expect(posts()).toHaveLength(1));
-    expect(posts()[0]!.body).toEqual({ tools: "recorded", live_from: 0, workspace: "" });
+    expect(screen.getByTestId("replay-error").textContent).toContain("Choose one of your agents");
+    expect(posts()).toHaveLength(0);
   });
 
   it("sends the tools, the model call and the folder chosen", async () => {

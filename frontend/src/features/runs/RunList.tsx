@@ -138,7 +138,7 @@ function RunItem({ run, selected, now, onSelect, replayHere }: ItemProps) {
       </span>
       <span className="run-instructions">{run.instructions}</span>
       {paused && !run.imported_from && <span className="run-paused-reason">Paused: {run.reason || "waiting to continue"}</span>}
-      {run.imported_from && <span className="run-fork-of">imported recording of {run.imported_from}</span>}
+      {run.imported_from && <span className="run-fork-of">someone else's recording (imported, of {run.imported_from})</span>}
       {run.forked_from && <span className="run-fork-of">fork of {run.forked_from}</span>}
       {run.replay_of && (
         <span className="run-fork-of" data-testid="replay-marker" title={replayHere ? `Replays run ${run.replay_of}` : "recorded elsewhere"}>

@@ -80,8 +80,12 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
         <ModeBadge mode={run?.mode || t?.mode} unattended={run?.unattended ?? t?.unattended} />
         <code className="run-id">{runId}</code>
         {imported && (
-          <span className="imported-badge" data-testid="imported-badge" title={`Imported from a recording of run ${imported}: read-only (fork it from a node to go on)`}>
-            imported
+          <span
+            className="imported-badge"
+            data-testid="imported-badge"
+            title={`Imported from a recording of run ${imported}: someone else's content, read-only (fork it from a node to go on with one of your agents)`}
+          >
+            imported: someone else's content
           </span>
         )}
         <ReplayOf runId={runId} />
@@ -111,6 +115,14 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
           </>
         )}
       </dl>
+      )}
+      {!compact && imported && (
+        <p className="foreign-notice" data-testid="imported-notice">
+          This run was imported from a recording: it is someone else's content, shown as it was recorded. Nothing in it is
+          used as a setting here: its workspace ({run?.workspace || "unknown"}) is another machine's folder, and its
+          provider, model, mode and rules are not used. A fork or a replay runs with one of your agents, in a folder you
+          choose, and starts paused.
+        </p>
       )}
       {!compact && <DivergenceBanner runId={runId} />}
       {!imported && <PausedBanner live={live} send={send} busy={busy} />}
