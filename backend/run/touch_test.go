@@ -111,10 +111,10 @@ func TestPolicyDecidesOnWhatTheToolTouches(t *testing.T) {
 				}
 			}},
 		{name: "apply_patch with a quoted, escaped path", tool: "apply_patch", denied: true, reason: "on conf/.env",
-			args: map[string]any{"patch": "--- /dev/null\n+++ \"b/conf/\\056env\"\n@@ -0,0 +1 @@\n+X=1\n"},
+			args:  map[string]any{"patch": "--- /dev/null\n+++ \"b/conf/\\056env\"\n@@ -0,0 +1 @@\n+X=1\n"},
 			check: func(t *testing.T, ws, _ string) { absent(t, filepath.Join(ws, "conf", ".env")) }},
 		{name: "apply_patch with a git header and no ---/+++ lines", tool: "apply_patch", denied: true, reason: "on sub/.env",
-			args: map[string]any{"patch": "diff --git a/sub/.env b/sub/.env\nnew file mode 100644\nindex 0000000..e69de29\n"},
+			args:  map[string]any{"patch": "diff --git a/sub/.env b/sub/.env\nnew file mode 100644\nindex 0000000..e69de29\n"},
 			check: func(t *testing.T, ws, _ string) { absent(t, filepath.Join(ws, "sub", ".env")) }},
 		{name: "apply_patch through a symlink", tool: "apply_patch", denied: true, reason: "on .env via env-alias.txt",
 			args: map[string]any{"patch": "--- a/env-alias.txt\n+++ b/env-alias.txt\n@@ -1 +1 @@\n-" + secret + "\n+pwned\n"}},
