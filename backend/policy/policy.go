@@ -1,6 +1,14 @@
 // Package policy decides, as pure functions, whether a tool call runs, waits
 // for a person, or is refused: given the permission mode, the rules, the
-// tool's risk and key argument, and whether anybody is there to ask.
+// tool's risk, what the call touches, and whether anybody is there to ask.
+//
+// What a call touches is, for a tool that declares it (tool.Toucher), every
+// workspace path it will open, resolved as the tool resolves it: rules
+// match each path by its real name and by the name the call gave it, and
+// the strictest decision over the paths is the call's (touch.go). A write
+// of a file whose content programs run later (RunsCode, autorun.go) counts
+// as exec. For other tools rules match the key argument: a command line,
+// a host. Withheld says what search and listing tools leave out.
 package policy
 
 import (

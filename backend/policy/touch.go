@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"slices"
+
 	"steward/backend/tool"
 )
 
@@ -60,13 +62,20 @@ func decideTouches(in Input) Decision {
 	return d
 }
 
-// decideTouch decides one path of a call. A path whose write makes the
-// call an exec asks in every mode but auto, also when a rule allows the
-// tool by a glob: only a rule that names the file exactly (a grant of an
-// earlier approval is one) lets it run without asking. Deny and ask rules
-// hold as everywhere.
+// decideTouch decides one path of a call. A write inside a .git folder (or
+// of a .git file) is denied. A path whose write makes the call an exec
+// asks in every mode but auto, also when a rule allows the tool by a glob:
+// only a rule that names the file exactly (a grant of an earlier approval
+// is one) lets it run without asking. Deny and ask rules hold as
+// everywhere.
 func decideTouch(in Input, t tool.Touch) touchDecision {
 	why, raised := runsCodeTouch(t)
+	if t.Access == tool.AccessWrite && slices.ContainsFunc(t.Names(), InGitDir) {
+		// The file tools refuse these writes whatever is decided (see
+		// tools/fs): asking would be asking for nothing.
+		return touchDecision{Decision: Decision{Effect: Deny, Reason: in.Tool + " writes " + t.String() + ", " + gitWhy +
+			": a repository's own files are never changed by a tool that writes files; the git tools work on the repository"}, raised: true}
+	}
 	if r, ok := matchNames(in.Rules, in.Tool, t.Names()); ok {
 		if r.Effect != Allow || !raised || in.Mode == ModeAuto || literal(r.Match) {
 			return touchDecision{Decision: Decision{Effect: r.Effect, Reason: r.String() + " on " + t.String()}, raised: raised, byRule: true}

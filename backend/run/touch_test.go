@@ -13,8 +13,10 @@ import (
 
 	"steward/backend/agent"
 	"steward/backend/event"
+	"steward/backend/inbox"
 	"steward/backend/llm/script"
 	"steward/backend/policy"
+	"steward/backend/store"
 	"steward/backend/tool"
 )
 
@@ -262,6 +264,57 @@ func TestWritesThatRunProgramsAskAsExec(t *testing.T) {
 			}
 			h.accept(t, r.ID, cmd("cancel"))
 			h.waitEnd(t, r.ID, 10*time.Second)
+		})
+	}
+}
+
+// TestApproveAlwaysHoldsForTheFile pins the grant an "approve always"
+// saves: it is for the real path of the file the call wrote (the target of
+// a link, not the link), and it lifts the ask of a write that counts as
+// exec, for that file only.
+func TestApproveAlwaysHoldsForTheFile(t *testing.T) {
+	t.Parallel()
+	calls := func(pairs ...[2]string) string {
+		var turns []script.Turn
+		for _, p := range pairs {
+			turns = append(turns, script.Turn{ToolCalls: []script.ToolCall{{Name: "write_file", Arguments: mustJSON(t, map[string]string{"path": p[0], "content": p[1]})}}})
+		}
+		return string(mustJSON(t, script.Script{Turns: append(turns, script.Turn{Text: "Finished."})}))
+	}
+	tests := []struct {
+		name, src, grant string
+		mode             string
+		link             bool
+	}{
+		{"a link's target", calls([2]string{"alias.txt", "one"}, [2]string{"target.txt", "two"}), "target.txt", agent.ModeAsk, true},
+		{"an exec write", calls([2]string{".gitattributes", "* text\n"}, [2]string{".gitattributes", "* text=auto\n"}), ".gitattributes", agent.ModeEdits, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := grantHarness(t, tt.src)
+			if tt.link {
+				if err := os.Symlink("target.txt", filepath.Join(h.ws, "alias.txt")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ag := testAgent()
+			ag.Mode = tt.mode
+			r := h.start(t, ag, "write")
+			it := h.pending(t, r.ID)
+			if _, err := h.in.Answer(context.Background(), it.ID, inbox.Decision{Decision: "approve", Source: "web", Scope: store.ScopeRun}); err != nil {
+				t.Fatal(err)
+			}
+			if end := h.waitEnd(t, r.ID, 10*time.Second); end.Status != "completed" {
+				t.Fatalf("run = %+v", end)
+			}
+			if n := h.approvals(t, r.ID); n != 1 {
+				t.Errorf("approvals = %d, want 1: the second write runs on the grant", n)
+			}
+			grants, err := h.st.ListGrants(context.Background())
+			if err != nil || len(grants) != 1 || grants[0].Match != tt.grant {
+				t.Errorf("grants = %+v, %v; want one for %s", grants, err, tt.grant)
+			}
 		})
 	}
 }
