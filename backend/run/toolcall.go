@@ -130,8 +130,11 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		a.mu.Unlock()
 		return nil
 	}
-	rules, err := s.rules(ctx, a)
-	if err != nil {
+	rules, err := s.rules(ctx, a) // for what the call may show (tool.Env.Withheld)
+	switch {
+	case ctx.Err() != nil:
+		return notStarted(ctx)
+	case err != nil:
 		return broken(err)
 	}
 	a.mu.Lock()
@@ -220,7 +223,7 @@ func sameTouches(now []tool.Touch, decided []event.Touch) bool {
 	return slices.Equal(eventTouches(now), decided)
 }
 
-// touchList names touches for a message: "a.txt (write)", or "nothing".
+// touchList names touches for a message: "a.txt (write)", or "no file".
 func touchList(ts []event.Touch) string {
 	if len(ts) == 0 {
 		return "no file"

@@ -77,7 +77,7 @@ func listDir(ctx context.Context, c call, args listArgs) (string, error) {
 		return title + " is empty", nil
 	}
 	if len(names) == 0 {
-		return title + " is empty\n" + note, nil
+		return title + " has nothing to show\n" + note, nil
 	}
 	fmt.Fprintf(&b, "%s (%s)\n", title, count(int64(len(names)), "entry", "entries"))
 	for _, name := range shown {

@@ -102,7 +102,7 @@ func TestListingsWithhold(t *testing.T) {
 		note string
 	}{
 		{"list_dir", map[string]any{}, "(2 entries withheld by a rule)"},
-		{"list_dir", map[string]any{"path": "conf"}, "conf/ is empty\n(1 entry withheld by a rule)"},
+		{"list_dir", map[string]any{"path": "conf"}, "conf/ has nothing to show\n(1 entry withheld by a rule)"},
 		{"glob", map[string]any{"pattern": "**/*"}, "(2 files withheld by a rule)"},
 		{"grep", map[string]any{"pattern": "TOKEN"}, "(2 files withheld by a rule)"},
 		{"grep", map[string]any{"pattern": "TOKEN", "glob": "*.txt"}, ""},
