@@ -169,7 +169,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	browsers := browsertools.NewManager(browsertools.Options{Chromium: cfg.Browser.Chromium, Logf: logger.Printf,
 		Record: cfg.Browser.Recording(), Downloads: cfg.Browser.Downloads})
 	tools.AddRunEnder(browsers)
-	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(), interact.Tools(), browsers.Tools()) {
+	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(git.Options{UserConfig: cfg.Git.UserConfig}), interact.Tools(), browsers.Tools()) {
 		if err := tools.Register(t); err != nil {
 			st.Close()
 			return nil, err

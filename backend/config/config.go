@@ -40,6 +40,18 @@ type Config struct {
 	Rules []policy.Rule
 	// Browser configures the browser tools.
 	Browser Browser
+	// Git configures the git tools.
+	Git Git
+}
+
+// Git configures the git tools (config.json "git").
+type Git struct {
+	// UserConfig lets the git tools read the person's own git
+	// configuration (~/.gitconfig: their identity for commits). Off by
+	// default: a user configuration can name programs and include other
+	// files, and the tools run git with an empty HOME. Programs it names
+	// are neutralised either way.
+	UserConfig bool `json:"user_config,omitempty"`
 }
 
 // Browser configures the browser tools (config.json "browser").
@@ -85,6 +97,7 @@ type file struct {
 	ToolTimeouts map[string]string `json:"tool_timeouts"` // "read_file": "30s"
 	Rules        []policy.Rule     `json:"rules"`
 	Browser      Browser           `json:"browser,omitzero"`
+	Git          Git               `json:"git,omitzero"`
 }
 
 // FileName is the config file inside the data directory.
@@ -118,7 +131,7 @@ func Load(getenv func(string) string) (Config, error) {
 		if err := dec.Decode(&f); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w (expected {\"openai\": {...}, \"anthropic\": {...}} with api_key, base_url, model)", path, err)
 		}
-		c.OpenAI, c.Anthropic, c.Prices, c.Browser = f.OpenAI, f.Anthropic, f.Prices, f.Browser
+		c.OpenAI, c.Anthropic, c.Prices, c.Browser, c.Git = f.OpenAI, f.Anthropic, f.Prices, f.Browser, f.Git
 		if err := policy.ValidateRules(f.Rules); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w", path, err)
 		}

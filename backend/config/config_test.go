@@ -65,6 +65,21 @@ func TestLoadBrowser(t *testing.T) {
 	}
 }
 
+func TestLoadGit(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	c, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+	if err != nil || c.Git.UserConfig {
+		t.Fatalf("defaults: %+v %v", c.Git, err)
+	}
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(`{"git": {"user_config": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Load(env(map[string]string{"STEWARD_HOME": home})); err != nil || !c.Git.UserConfig {
+		t.Fatalf("from the file: %+v %v", c.Git, err)
+	}
+}
+
 func TestLoadRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	for name, body := range map[string]string{
@@ -72,6 +87,7 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		"not json":      `{"openai":`,
 		"bad url":       `{"openai": {"base_url": "localhost:11434"}}`,
 		"browser typo":  `{"browser": {"chromum": "/x"}}`,
+		"git typo":      `{"git": {"user_conf": true}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

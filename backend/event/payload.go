@@ -214,6 +214,22 @@ type Usage struct {
 type PolicyDecidedData struct {
 	Effect string `json:"effect"` // allow, ask, deny
 	Reason string `json:"reason"`
+	// Risk is the risk the decision weighed when it is not the tool's: exec
+	// for a write of a file whose content programs run.
+	Risk string `json:"risk,omitempty"`
+	// Touched says the call's tool declared the workspace paths it opens,
+	// and Touches are those the call was decided on (none: it opens none
+	// the tool can resolve). The call runs only while it still opens these.
+	Touched bool    `json:"touched,omitempty"`
+	Touches []Touch `json:"touches,omitempty"`
+}
+
+// Touch is a workspace path a call opens: its real path, the name the call
+// gave it when that is another (a symlink), and read or write.
+type Touch struct {
+	Path   string `json:"path"`
+	Via    string `json:"via,omitempty"`
+	Access string `json:"access"`
 }
 
 // Interaction kinds.

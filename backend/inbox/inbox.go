@@ -54,6 +54,13 @@ type Keys interface {
 	Key(name string, env tool.Env, args json.RawMessage) (string, bool)
 }
 
+// Touchers gives the workspace paths a call opens (tool.Toucher), for the
+// grant of an approval of it: a grant holds for the file itself, the
+// target of a link rather than the link. The registry has it.
+type Touchers interface {
+	Touches(name string, env tool.Env, args json.RawMessage) ([]tool.Touch, bool)
+}
+
 // noKey is the match of a grant for a keyed call that had no key (a page
 // tool before any page was open): it matches no key, so the grant holds
 // for nothing wider than what was approved.
@@ -350,7 +357,11 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 		if len(d.Arguments) > 0 {
 			args = d.Arguments // the grant is for what the person approved
 		}
-		g.Match = policy.ExactMatch(it.Tool, args, r.Workspace)
+		call := policy.Input{Tool: it.Tool, Args: args, Workspace: r.Workspace}
+		if t, ok := in.tools.(Touchers); ok {
+			call.Touches, call.Touched = t.Touches(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args)
+		}
+		g.Match = policy.ExactMatch(call)
 		// A tool that gives its own key (a browser tool: the page's host)
 		// is granted for that key, as its rules match it; the arguments
 		// (a ref on the page) would grant it on every page. The key is the

@@ -1,6 +1,14 @@
 // Package policy decides, as pure functions, whether a tool call runs, waits
 // for a person, or is refused: given the permission mode, the rules, the
-// tool's risk and key argument, and whether anybody is there to ask.
+// tool's risk, what the call touches, and whether anybody is there to ask.
+//
+// What a call touches is, for a tool that declares it (tool.Toucher), every
+// workspace path it will open, resolved as the tool resolves it: rules
+// match each path by its real name and by the name the call gave it, and
+// the strictest decision over the paths is the call's (touch.go). A write
+// of a file whose content programs run later (RunsCode, autorun.go) counts
+// as exec. For other tools rules match the key argument: a command line,
+// a host. Withheld says what search and listing tools leave out.
 package policy
 
 import (
@@ -50,11 +58,11 @@ type Input struct {
 	Mode string
 	Tool string
 	Risk tool.Risk
-	// Args are the call's raw JSON arguments; rules match their key
-	// argument (see KeyArgument).
+	// Args are the call's raw JSON arguments; when the tool declares no
+	// touches, rules match their key argument (see KeyArgument).
 	Args json.RawMessage
-	// Workspace is the run's root: an absolute path beneath it is matched
-	// as the relative path it names.
+	// Workspace is the run's root: an absolute path argument beneath it is
+	// matched as the relative path it names.
 	Workspace string
 	// Rules from every source (agent, run, config) apply together.
 	Rules []Rule
@@ -64,23 +72,38 @@ type Input struct {
 	// domain of the page a browser tool acts on), in place of the one read
 	// from Args.
 	Key *string
+	// Touched says that the tool declared the workspace paths the call
+	// will open (tool.Toucher): then rules match each of Touches, by its
+	// real path and by the name the call gave it, and never the
+	// arguments. Touches may be empty: nothing the tool can open (the
+	// tool refuses such a call when it runs).
+	Touched bool
+	Touches []tool.Touch
 }
 
 // Decision is an effect and the reason shown in the audit log.
 type Decision struct {
 	Effect Effect
 	Reason string
+	// Risk is the call's risk as the decision weighed it: the tool's, or
+	// exec when the call writes a file whose content programs run (see
+	// RunsCode).
+	Risk tool.Risk
 }
 
 // Decide returns the decision for one tool call. In plan mode a tool that is
 // not read-only is denied whatever the rules say. Otherwise a matching rule
 // decides over the mode: deny beats ask beats allow among the rules that
-// match. Unknown modes and risks fail closed: they ask (or deny when
-// unattended).
+// match. A call that touches several paths is decided for each of them and
+// takes the strictest decision. Unknown modes and risks fail closed: they
+// ask (or deny when unattended).
 func Decide(in Input) Decision {
 	d := decide(in)
+	if d.Risk == "" {
+		d.Risk = in.Risk
+	}
 	if d.Effect == Ask && in.Unattended {
-		return Decision{Effect: Deny, Reason: "unattended run: nobody to ask, so " + d.Reason + " is denied"}
+		d.Effect, d.Reason = Deny, "unattended run: nobody to ask, so "+d.Reason+" is denied"
 	}
 	return d
 }
@@ -90,8 +113,8 @@ func decide(in Input) Decision {
 		return Decision{Effect: Deny, Reason: "mode plan: " + string(in.Risk) + " tool " + in.Tool +
 			" is not available while planning; only read-only tools run"}
 	}
-	if in.Tool == "apply_patch" {
-		return decidePatch(in)
+	if in.Touched {
+		return decideTouches(in)
 	}
 	key, isPath := keyArgument(in.Tool, in.Args)
 	if in.Key != nil {
@@ -102,33 +125,6 @@ func decide(in Input) Decision {
 	}
 	if r, ok := matchRules(in.Rules, in.Tool, key, isPath); ok {
 		return Decision{Effect: r.Effect, Reason: r.String()}
-	}
-	return decideMode(in)
-}
-
-// decidePatch decides a patch by every file it touches: a rule that denies
-// (or asks about) any of them decides for the whole patch, and rules allow
-// it only when each file has a rule that allows it. Otherwise the mode
-// decides. A rule on *.env thus holds for apply_patch as for write_file.
-func decidePatch(in Input) Decision {
-	var strongest Rule
-	found, allAllowed := false, true
-	paths := patchPaths(in.Args)
-	for _, p := range paths {
-		r, ok := matchRules(in.Rules, in.Tool, relative(p, in.Workspace), true)
-		if !ok {
-			allAllowed = false
-			continue
-		}
-		if !found || rank(r.Effect) > rank(strongest.Effect) {
-			strongest, found = r, true
-		}
-	}
-	switch {
-	case found && strongest.Effect != Allow:
-		return Decision{Effect: strongest.Effect, Reason: strongest.String()}
-	case found && allAllowed && len(paths) > 0:
-		return Decision{Effect: Allow, Reason: strongest.String()}
 	}
 	return decideMode(in)
 }

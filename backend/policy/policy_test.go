@@ -17,20 +17,19 @@ func TestDecide(t *testing.T) {
 	allowSrc := Rule{Effect: Allow, Tool: "write_file", Match: "src/**", Source: SourceConfig}
 	allowAll := Rule{Effect: Allow, Tool: "*"}
 	denyEnvAny := Rule{Effect: Deny, Tool: "*", Match: "*.env"}
-	// patch is a unified diff changing a and, when given, creating b.
-	patch := func(a, b string) json.RawMessage {
-		p := "--- a/" + a + "\t2026-01-01\n+++ b/" + a + "\n@@ -1 +1 @@\n-x\n+y\n"
-		if strings.HasPrefix(a, "/") {
-			p = "--- " + a + "\n+++ " + a + "\n@@ -1 +1 @@\n-x\n+y\n"
+	// writes are the touches of a call that writes each of paths.
+	writes := func(paths ...string) []tool.Touch {
+		var out []tool.Touch
+		for _, p := range paths {
+			out = append(out, tool.Touch{Path: p, Access: tool.AccessWrite})
 		}
-		if b != "" {
-			p += "--- /dev/null\n+++ \"b/" + b + "\"\n@@ -0,0 +1 @@\n+z\n"
-		}
-		q, _ := json.Marshal(map[string]string{"patch": p})
-		return q
+		return out
 	}
-	grantA := Rule{Effect: Allow, Tool: "write_file", Match: ExactMatch("write_file", args(`{"path":"/w/./a.txt"}`), "/w"), Source: "grant run gr_1"}
-	grantCmd := Rule{Effect: Allow, Tool: "run_command", Match: ExactMatch("run_command", args(`{"command":"ls *.go"}`), ""), Source: "grant agent gr_2"}
+	grant := func(match, src string) Rule {
+		return Rule{Effect: Allow, Tool: "apply_patch", Match: match, Source: src}
+	}
+	grantA := Rule{Effect: Allow, Tool: "write_file", Match: ExactMatch(Input{Tool: "write_file", Args: args(`{"path":"/w/./a.txt"}`), Workspace: "/w"}), Source: "grant run gr_1"}
+	grantCmd := Rule{Effect: Allow, Tool: "run_command", Match: ExactMatch(Input{Tool: "run_command", Args: args(`{"command":"ls *.go"}`)}), Source: "grant agent gr_2"}
 	tests := []struct {
 		name      string
 		in        Input
@@ -104,7 +103,7 @@ func TestDecide(t *testing.T) {
 			Key: ptr("evil.org"), Rules: []Rule{{Effect: Allow, Tool: "*", Match: "src/**"}}}, Ask, "needs approval"},
 		{"a tool glob", Input{Mode: "ask", Tool: "edit_file", Risk: tool.RiskWrite, Args: args(`{"path":"prod/.env"}`),
 			Rules: []Rule{{Effect: Deny, Tool: "*_file", Match: "**/.env"}}}, Deny, "*_file"},
-		{"a tool glob that does not match", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch(".env", ""),
+		{"a tool glob that does not match", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes(".env"),
 			Rules: []Rule{{Effect: Allow, Tool: "*_file"}}}, Ask, "mode ask"},
 		{"domain rule", Input{Mode: "auto", Tool: "browser_open", Risk: tool.RiskNetwork, Args: args(`{"url":"https://Evil.example.com/x?y"}`),
 			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "*.example.com"}}}, Deny, "*.example.com"},
@@ -133,24 +132,64 @@ func TestDecide(t *testing.T) {
 			Deny, "nobody to ask, so rule ask * src/** (run) is denied"},
 		{"unattended allow rule runs", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Rules: []Rule{allowAll}, Unattended: true}, Allow, "rule allow"},
 		{"unattended auto runs", Input{Mode: "auto", Tool: "rm", Risk: tool.RiskDestructive, Unattended: true}, Allow, "mode auto"},
-		// apply_patch: every file the patch touches counts.
-		{"patch: a denied file denies the patch", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("src/a.go", ".env"),
-			Rules: []Rule{denyEnvAny}}, Deny, "rule deny * *.env"},
-		{"patch: one file asked about asks", Input{Mode: "auto", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("README", "src/a.go"),
-			Rules: []Rule{askSrc}}, Ask, "rule ask * src/**"},
-		{"patch: allowed only when every file is", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("src/a.go", "README"),
+		// A call that touches several files: every file counts.
+		{"patch: a denied file denies the patch", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("src/a.go", ".env"),
+			Rules: []Rule{denyEnvAny}}, Deny, "rule deny * *.env (agent) on .env"},
+		{"patch: one file asked about asks", Input{Mode: "auto", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("README", "src/a.go"),
+			Rules: []Rule{askSrc}}, Ask, "rule ask * src/** (run) on src/a.go"},
+		{"patch: allowed only when every file is", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("src/a.go", "README"),
 			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: "src/**"}}}, Ask, "mode ask"},
-		{"patch: all files allowed", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("src/a.go", "src/b.go"),
+		{"patch: all files allowed", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("src/a.go", "src/b.go"),
 			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: "src/**"}}}, Allow, "rule allow apply_patch src/**"},
-		{"patch: absolute paths are workspace paths", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("/w/.env", ""),
-			Workspace: "/w", Rules: []Rule{denyEnvAny}}, Deny, "rule deny"},
-		{"patch: no rule, the mode", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", "")}, Allow, "mode edits"},
-		{"patch: grant of its one file", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", ""),
-			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: ExactMatch("apply_patch", patch("a.txt", ""), ""), Source: "grant run gr_5"}}}, Allow, "gr_5"},
-		{"patch: a one-file grant does not cover two", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", "b.txt"),
-			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: ExactMatch("apply_patch", patch("a.txt", ""), ""), Source: "grant run gr_5"}}}, Ask, "mode ask"},
-		{"patch: a two-file grant matches nothing", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Args: patch("a.txt", ""),
-			Rules: []Rule{{Effect: Allow, Tool: "apply_patch", Match: ExactMatch("apply_patch", patch("a.txt", "b.txt"), ""), Source: "grant run gr_6"}}}, Ask, "mode ask"},
+		{"patch: no rule, the mode", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("a.txt")}, Allow, "mode edits"},
+		{"patch: grant of its one file", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("a.txt"),
+			Rules: []Rule{grant(ExactMatch(Input{Tool: "apply_patch", Touched: true, Touches: writes("a.txt")}), "grant run gr_5")}}, Allow, "gr_5"},
+		{"patch: a one-file grant does not cover two", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("a.txt", "b.txt"),
+			Rules: []Rule{grant(ExactMatch(Input{Tool: "apply_patch", Touched: true, Touches: writes("a.txt")}), "grant run gr_5")}}, Ask, "mode ask"},
+		{"patch: a two-file grant matches nothing", Input{Mode: "ask", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("a.txt"),
+			Rules: []Rule{grant(ExactMatch(Input{Tool: "apply_patch", Touched: true, Touches: writes("a.txt", "b.txt")}), "grant run gr_6")}}, Ask, "mode ask"},
+		{"patch: the arguments do not count once touches are known", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Args: args(`{"path":"src/a.go"}`),
+			Touched: true, Touches: writes(".env"), Rules: []Rule{allowSrc}}, Ask, "mode ask"},
+		// Touches: the real path and the name the call gave it.
+		{"link: a rule on the target", Input{Mode: "edits", Tool: "read_file", Risk: tool.RiskRead, Touched: true,
+			Touches: []tool.Touch{{Path: ".env", Via: "env-alias.txt", Access: tool.AccessRead}}, Rules: []Rule{{Effect: Deny, Tool: "*", Match: "**/*.env"}}},
+			Deny, "rule deny * **/*.env (agent) on .env via env-alias.txt"},
+		{"link: a rule on the name", Input{Mode: "edits", Tool: "read_file", Risk: tool.RiskRead, Touched: true,
+			Touches: []tool.Touch{{Path: "data/x", Via: "secrets/x", Access: tool.AccessRead}}, Rules: []Rule{{Effect: Deny, Tool: "*", Match: "secrets/**"}}},
+			Deny, "on data/x via secrets/x"},
+		{"link: the mode says where it leads", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Touched: true,
+			Touches: []tool.Touch{{Path: "b.txt", Via: "a.txt", Access: tool.AccessWrite}}}, Ask, "(write b.txt via a.txt)"},
+		{"no touches: an any-call rule still holds", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Touched: true,
+			Rules: []Rule{{Effect: Deny, Tool: "write_file"}, {Effect: Allow, Tool: "write_file", Match: "**"}}}, Deny, "rule deny write_file (agent)"},
+		{"no touches: a path rule does not match", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Touched: true,
+			Rules: []Rule{{Effect: Deny, Tool: "write_file", Match: "**"}}}, Allow, "mode edits"},
+		// Writes of files whose content runs later are exec.
+		{"exec: .gitattributes asks in edits", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes(".gitattributes")},
+			Ask, "mode edits: write_file writes .gitattributes, git runs the filter"},
+		{"exec: asks in ask", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes("sub/.envrc")}, Ask, "risk exec"},
+		{"exec: runs in auto", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes(".gitattributes")}, Allow, "mode auto"},
+		{"exec: a glob allow rule does not lift it", Input{Mode: "ask", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes(".husky/pre-commit"),
+			Rules: []Rule{{Effect: Allow, Tool: "*", Match: "**"}, {Effect: Allow, Tool: "write_file"}}}, Ask, "risk exec"},
+		{"exec: a rule naming the file lifts it", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes(".gitattributes"),
+			Rules: []Rule{{Effect: Allow, Tool: "write_file", Match: ExactMatch(Input{Tool: "write_file", Touched: true, Touches: writes(".gitattributes")}), Source: "grant run gr_7"}}},
+			Allow, "gr_7"},
+		{"exec: a deny rule still denies", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes(".gitattributes"),
+			Rules: []Rule{{Effect: Deny, Tool: "*", Match: "**/.git*"}}}, Deny, "rule deny"},
+		{"exec: the target of a link counts", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Touched: true,
+			Touches: []tool.Touch{{Path: ".husky/pre-commit", Via: "notes.txt", Access: tool.AccessWrite}}}, Ask, "writes .husky/pre-commit via notes.txt"},
+		{"git: a write into .git is denied", Input{Mode: "auto", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("a.go", "sub/.GIT/config"),
+			Rules: []Rule{allowAll}}, Deny, "git internals"},
+		{"git: through a link too", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Touched: true,
+			Touches: []tool.Touch{{Path: ".git/hooks/pre-commit", Via: "notes.txt", Access: tool.AccessWrite}}}, Deny, "writes .git/hooks/pre-commit via notes.txt"},
+		{"git: a .git file", Input{Mode: "auto", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes("vendor/x/.git")}, Deny, "git internals"},
+		{"git: reading is reading", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead, Touched: true,
+			Touches: []tool.Touch{{Path: ".git/config", Access: tool.AccessRead}}}, Allow, "read-only"},
+		{"exec: of several files one is enough", Input{Mode: "edits", Tool: "apply_patch", Risk: tool.RiskWrite, Touched: true, Touches: writes("a.go", "HEAD", "b.go")},
+			Ask, "HEAD"},
+		{"exec: a read is a read", Input{Mode: "ask", Tool: "read_file", Risk: tool.RiskRead, Touched: true,
+			Touches: []tool.Touch{{Path: ".gitattributes", Access: tool.AccessRead}}}, Allow, "read-only"},
+		{"exec: unattended denies", Input{Mode: "edits", Tool: "write_file", Risk: tool.RiskWrite, Touched: true, Touches: writes(".gitmodules"), Unattended: true},
+			Deny, "nobody to ask"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,15 +231,23 @@ func TestKeyArgument(t *testing.T) {
 
 func TestExactMatch(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ tool, args, ws, want string }{
-		{"write_file", `{"path":"a/./b.txt"}`, "", "a/b.txt"},
-		{"write_file", `{"path":"/w/a.txt"}`, "/w", "a.txt"},
-		{"write_file", `{"path":"[x]*?.txt"}`, "", `\[x\]\*\?.txt`},
-		{"run_command", `{"command":"echo a\\b"}`, "", `echo a\\b`},
-		{"noargs", `{}`, "", ""},
+	for _, tt := range []struct {
+		in   Input
+		want string
+	}{
+		{Input{Tool: "write_file", Args: json.RawMessage(`{"path":"a/./b.txt"}`)}, "a/b.txt"},
+		{Input{Tool: "write_file", Args: json.RawMessage(`{"path":"/w/a.txt"}`), Workspace: "/w"}, "a.txt"},
+		{Input{Tool: "write_file", Args: json.RawMessage(`{"path":"[x]*?.txt"}`)}, `\[x\]\*\?.txt`},
+		{Input{Tool: "run_command", Args: json.RawMessage(`{"command":"echo a\\b"}`)}, `echo a\\b`},
+		{Input{Tool: "noargs", Args: json.RawMessage(`{}`)}, ""},
+		// A tool's touches: the real path of its one file.
+		{Input{Tool: "write_file", Args: json.RawMessage(`{"path":"env-alias.txt"}`), Touched: true,
+			Touches: []tool.Touch{{Path: ".env", Via: "env-alias.txt", Access: tool.AccessWrite}}}, ".env"},
+		{Input{Tool: "apply_patch", Touched: true, Touches: []tool.Touch{{Path: "a"}, {Path: "b"}}}, noSingleFile},
+		{Input{Tool: "write_file", Touched: true}, noSingleFile},
 	} {
-		if got := ExactMatch(tt.tool, json.RawMessage(tt.args), tt.ws); got != tt.want {
-			t.Errorf("ExactMatch(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
+		if got := ExactMatch(tt.in); got != tt.want {
+			t.Errorf("ExactMatch(%+v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

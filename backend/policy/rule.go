@@ -104,6 +104,27 @@ func matchRules(rules []Rule, toolName, key string, isPath bool) (Rule, bool) {
 	if !isPath {
 		match = globFlat
 	}
+	return strongest(rules, toolName, func(m string) bool { return match(m, key) })
+}
+
+// matchNames is matchRules for a file known by several names (its real
+// path, the name a call gave it): a rule matches the file when it matches
+// any of them. With no names only the rules with an empty Match, which
+// match every call of their tool, can match.
+func matchNames(rules []Rule, toolName string, names []string) (Rule, bool) {
+	return strongest(rules, toolName, func(m string) bool {
+		for _, n := range names {
+			if Glob(m, n) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// strongest returns the strongest of the rules for toolName whose Match is
+// empty or satisfies match.
+func strongest(rules []Rule, toolName string, match func(string) bool) (Rule, bool) {
 	var best Rule
 	found := false
 	for _, r := range rules {
@@ -111,7 +132,7 @@ func matchRules(rules []Rule, toolName, key string, isPath bool) (Rule, bool) {
 		if r.Tool != toolName && !globFlat(r.Tool, toolName) {
 			continue
 		}
-		if r.Match != "" && !match(r.Match, key) {
+		if r.Match != "" && !match(r.Match) {
 			continue
 		}
 		if !found || rank(r.Effect) > rank(best.Effect) {
@@ -119,6 +140,23 @@ func matchRules(rules []Rule, toolName, key string, isPath bool) (Rule, bool) {
 		}
 	}
 	return best, found
+}
+
+// literal reports whether the glob m names one path exactly: it has no
+// unescaped metacharacter, as a grant's Match made by Literal.
+func literal(m string) bool {
+	if m == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		switch m[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return false
+		}
+	}
+	return true
 }
 
 func rank(e Effect) int {
@@ -175,11 +213,12 @@ func globSegs(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// KeyArgument returns the argument of a call that rules match: the command
-// line of run_command (argument command), the host of a tool taking a url,
-// and the cleaned, slash-separated path of a tool taking a path (read_file,
-// write_file, list_dir); an absolute path stays absolute (see Input.Workspace). It is "" when the call has none, or its arguments
-// do not decode.
+// KeyArgument returns the argument of a call that rules match when its tool
+// declares no touches (see Input.Touched): the command line of run_command
+// (argument command), the host of a tool taking a url, and the cleaned,
+// slash-separated path of a tool taking a path; an absolute path stays
+// absolute (see Input.Workspace). It is "" when the call has none, or its
+// arguments do not decode.
 func KeyArgument(toolName string, args json.RawMessage) string {
 	key, _ := keyArgument(toolName, args)
 	return key
@@ -240,26 +279,31 @@ func relative(key, workspace string) string {
 	return key
 }
 
-// ExactMatch returns the Match of a rule that matches exactly this call's
-// key argument (as Decide sees it: relative to workspace when beneath it),
-// with every glob character escaped. It is "" (any call of the tool) when
-// the call has no key argument.
-func ExactMatch(toolName string, args json.RawMessage, workspace string) string {
-	key, isPath := keyArgument(toolName, args)
-	if toolName == "apply_patch" {
-		// A grant holds for patches of the one file this patch changes; a
-		// patch of several files has no such key, and its grant matches
-		// none (answer for any argument to allow every patch).
-		key, isPath = "\x00several files", true
-		if ps := patchPaths(args); len(ps) == 1 {
-			key = ps[0]
+// ExactMatch returns the Match of a rule that matches exactly this call,
+// with every glob character escaped: for a tool that declares its touches,
+// the real path of the one file it touches (a call that touches several
+// files, or none, gets a Match that no path has, so its grant holds for
+// nothing wider than what was approved); otherwise the key argument, as
+// Decide sees it (relative to the workspace when beneath it). It is ""
+// (any call of the tool) when the call has no key argument. Key is not
+// consulted: a tool's own key is the caller's to make Literal.
+func ExactMatch(in Input) string {
+	if in.Touched {
+		if len(in.Touches) == 1 {
+			return Literal(in.Touches[0].Path)
 		}
+		return noSingleFile
 	}
+	key, isPath := keyArgument(in.Tool, in.Args)
 	if isPath {
-		key = relative(key, workspace)
+		key = relative(key, in.Workspace)
 	}
 	return Literal(key)
 }
+
+// noSingleFile is the Match of a grant for a call that touched several
+// files or none: no path holds a NUL byte, so it matches nothing.
+const noSingleFile = "\x00several files"
 
 // Literal is the glob that matches key alone: its metacharacters escaped.
 func Literal(key string) string {
@@ -272,38 +316,4 @@ func Literal(key string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// patchPaths returns the files a unified diff (apply_patch's patch) names
-// in its ---/+++ headers, a/ and b/ prefixes removed, /dev/null left out.
-func patchPaths(args json.RawMessage) []string {
-	var a struct {
-		Patch string `json:"patch"`
-	}
-	if json.Unmarshal(args, &a) != nil {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, line := range strings.Split(a.Patch, "\n") {
-		if !strings.HasPrefix(line, "--- ") && !strings.HasPrefix(line, "+++ ") {
-			continue
-		}
-		name := strings.TrimSpace(line[4:])
-		if i := strings.IndexByte(name, '\t'); i >= 0 {
-			name = name[:i] // a timestamp follows
-		}
-		name = strings.Trim(name, `"`)
-		if name == "/dev/null" || name == "" {
-			continue
-		}
-		if strings.HasPrefix(name, "a/") || strings.HasPrefix(name, "b/") {
-			name = name[2:]
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
 }

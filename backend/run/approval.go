@@ -47,19 +47,17 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		}
 		todo = append(todo, screened{c, t, spec.Risk})
 	}
-	pol := policy.Input{Mode: ag.Mode, Rules: ag.Rules, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
-	runID, group, env, noGrants := a.st.id, a.st.lastLLM, a.st.env, a.st.noGrants
+	pol := policy.Input{Mode: ag.Mode, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
+	group, env := a.st.lastLLM, a.st.env
 	a.mu.Unlock()
 	if len(todo) == 0 {
 		return nil
 	}
-	if s.cfg.Grants != nil && !noGrants {
-		grants, err := s.cfg.Grants.Grants(ctx, runID, ag.ID)
-		if err != nil {
-			return fmt.Errorf("look up grants: %w", err)
-		}
-		pol.Rules = append(slices.Clip(pol.Rules), grants...)
+	rules, err := s.rules(ctx, a)
+	if err != nil {
+		return err
 	}
+	pol.Rules = rules
 	var asks []screened
 	for _, c := range todo {
 		in := pol
@@ -67,9 +65,15 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		if key, ok := a.st.registry.Key(c.call.Name, env, c.call.Arguments); ok {
 			in.Key = &key
 		}
+		in.Touches, in.Touched = a.st.registry.Touches(c.call.Name, env, c.call.Arguments)
 		d := policy.Decide(in)
-		a.emit(event.PolicyDecided, c.ts.node, event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason})
+		data := event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason, Touched: in.Touched, Touches: eventTouches(in.Touches)}
+		if d.Risk != c.risk {
+			data.Risk = string(d.Risk)
+		}
+		a.emit(event.PolicyDecided, c.ts.node, data)
 		if d.Effect == policy.Ask {
+			c.risk = d.Risk
 			asks = append(asks, c)
 		}
 	}
@@ -87,10 +91,39 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 	return nil
 }
 
-// openApproval opens the approval of one call that the policy asks about.
+// rules returns the rules a call of the run is decided by: the agent's (its
+// run's and the global ones included) and the saved grants that apply.
+func (s *Service) rules(ctx context.Context, a *active) ([]policy.Rule, error) {
+	a.mu.Lock()
+	rules, runID, agentID, noGrants := a.st.agent.Rules, a.st.id, a.st.agent.ID, a.st.noGrants
+	a.mu.Unlock()
+	if s.cfg.Grants == nil || noGrants {
+		return rules, nil
+	}
+	grants, err := s.cfg.Grants.Grants(ctx, runID, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("look up grants: %w", err)
+	}
+	return append(slices.Clip(rules), grants...), nil
+}
+
+// eventTouches is touches as a policy.decided records them.
+func eventTouches(touches []tool.Touch) []event.Touch {
+	var out []event.Touch
+	for _, t := range touches {
+		out = append(out, event.Touch{Path: t.Path, Via: t.Via, Access: string(t.Access)})
+	}
+	return out
+}
+
+// openApproval opens the approval of one call that the policy asks about,
+// with the risk the policy weighed (exec for a write that runs programs).
 func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, call llm.ToolCall, risk tool.Risk, group string, size int) error {
 	a.mu.Lock()
 	runID, reason, env := a.st.id, ts.reason, a.st.env
+	if ts.risk != "" {
+		risk = tool.Risk(ts.risk)
+	}
 	timeout, def := approvalTimeout(a.st.agent)
 	a.mu.Unlock()
 	var key *string // the tool's own key, as the policy matched it

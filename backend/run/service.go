@@ -86,6 +86,9 @@ type Tools interface {
 	Call(ctx context.Context, env tool.Env, name string, args json.RawMessage) (tool.Result, error)
 	// Key is the key argument of a call when its tool decides it.
 	Key(name string, env tool.Env, args json.RawMessage) (string, bool)
+	// Touches are the workspace paths a call will open, when its tool
+	// declares them: the policy decides on them.
+	Touches(name string, env tool.Env, args json.RawMessage) ([]tool.Touch, bool)
 	// EndRun releases what the tools keep for a run (its browser) and
 	// returns what that produced (its recording).
 	EndRun(ctx context.Context, env tool.Env) ([]tool.Artifact, error)

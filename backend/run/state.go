@@ -74,8 +74,13 @@ type toolState struct {
 	node      string
 	executing bool // tool.executing recorded: its side effect may have happened
 	// effect and reason are the policy's decision (allow, ask, deny), once
-	// recorded; a call is decided once, even across a restart.
+	// recorded; a call is decided once, even across a restart. risk is the
+	// risk it weighed when not the tool's (exec), touches the paths it was
+	// decided on.
 	effect, reason string
+	risk           string
+	touched        bool
+	touches        []event.Touch
 	interaction    string // its approval or question, if one was opened
 	decision       string // approve, deny or answer, once answered
 	feedback       string
@@ -159,6 +164,7 @@ func (r *runState) apply(ev event.Event) {
 				// it runs what was approved, without asking again.
 				t.effect, t.reason, t.decision, t.source, t.edited = prev.effect, prev.reason, prev.decision, prev.source, prev.edited
 				t.retry = true
+				t.risk, t.touched, t.touches = prev.risk, prev.touched, prev.touches
 			}
 			r.tools[d.CallID] = t
 		}
@@ -166,7 +172,7 @@ func (r *runState) apply(ev event.Event) {
 		var d event.PolicyDecidedData
 		_ = ev.Decode(&d)
 		if t := r.toolByNode(ev.NodeID); t != nil {
-			t.effect, t.reason = d.Effect, d.Reason
+			t.effect, t.reason, t.risk, t.touched, t.touches = d.Effect, d.Reason, d.Risk, d.Touched, d.Touches
 		}
 	case event.ToolExecuting:
 		if t := r.toolByNode(ev.NodeID); t != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"steward/backend/agent"
@@ -117,11 +118,37 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		a.mu.Unlock()
 		return nil
 	}
+	rules, err := s.rules(ctx, a) // for what the call may show (tool.Env.Withheld)
+	switch {
+	case ctx.Err() != nil:
+		return notStarted(ctx)
+	case err != nil:
+		return broken(err)
+	}
 	a.mu.Lock()
 	env, args := a.st.env, call.Arguments
-	if len(ts.edited) > 0 {
+	edited := len(ts.edited) > 0
+	if edited {
 		args = ts.edited // edit, then approve: the person's arguments run
 	}
+	touched, decidedOn := ts.touched, ts.touches
+	a.mu.Unlock()
+	if !edited && touched {
+		// The decision holds for the files it was made on. A call of the
+		// same turn (a command), or anything else meanwhile, may have made
+		// a name lead elsewhere since: then the call does not run. (A
+		// person's edited arguments run as approved; a decision logged
+		// without its touches, by an older Steward, has nothing to compare.)
+		if now, ok := a.st.registry.Touches(call.Name, env, args); ok && !sameTouches(now, decidedOn) {
+			return end(event.NodeFailed, tool.Errorf(CodeStaleDecision, fmt.Sprintf(
+				"%s was not run: it was decided on %s, and now it would open %s; the files changed since. Call it again to have it decided anew.",
+				call.Name, touchList(decidedOn), touchList(eventTouches(now)))))
+		}
+	}
+	if len(rules) > 0 {
+		env.Withheld = func(t tool.Touch) bool { return policy.Withheld(policy.Input{Tool: call.Name, Rules: rules}, t) }
+	}
+	a.mu.Lock()
 	env.Files = a.toolFiles()
 	env.NodeID, env.Domains = node, a.st.agent.Domains
 	exec := spec.Risk == tool.RiskExec && a.files != nil
@@ -173,6 +200,27 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		}
 	}
 	return end(event.NodeSucceeded, res)
+}
+
+// CodeStaleDecision is the code of a call that was not run because the
+// files it opens are not those the policy decided on.
+const CodeStaleDecision = "decision_stale"
+
+// sameTouches reports whether a call touches now what it was decided on.
+func sameTouches(now []tool.Touch, decided []event.Touch) bool {
+	return slices.Equal(eventTouches(now), decided)
+}
+
+// touchList names touches for a message: "a.txt (write)", or "no file".
+func touchList(ts []event.Touch) string {
+	if len(ts) == 0 {
+		return "no file"
+	}
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = tool.Touch{Path: t.Path, Via: t.Via}.String() + " (" + t.Access + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startToolLocked opens the node of a tool call and returns it; mu must be

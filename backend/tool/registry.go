@@ -127,6 +127,21 @@ func (r *Registry) Key(name string, env Env, args json.RawMessage) (key string, 
 	return k.Key(env, args)
 }
 
+// Touches returns the workspace paths a call to the named tool will open,
+// when the tool declares them (see Toucher); ok is false when it does not,
+// or the tool is unknown.
+func (r *Registry) Touches(name string, env Env, args json.RawMessage) (touches []Touch, ok bool) {
+	e, found := r.tools[name]
+	if !found {
+		return nil, false
+	}
+	t, isToucher := e.tool.(Toucher)
+	if !isToucher {
+		return nil, false
+	}
+	return t.Touches(env, args)
+}
+
 // Specs returns the specs of the named tools (all when names is empty),
 // sorted by name. Unknown names are ignored; agent validation reports them.
 func (r *Registry) Specs(names ...string) []Spec {

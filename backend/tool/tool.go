@@ -49,6 +49,60 @@ type Env struct {
 	// Domains are the agent's allowed browser domains, as globs
 	// ("example.com", "*.example.com"); empty allows any.
 	Domains []string
+	// Withheld, when set, reports whether the run may not read the
+	// workspace path a touch names: a rule denies it, or asks first.
+	// Search and listing tools leave such paths out of what they show and
+	// say how many they left out, never which. nil withholds nothing. It
+	// is safe for concurrent use.
+	Withheld func(Touch) bool
+}
+
+// Access is how a call touches a path.
+type Access string
+
+// Accesses.
+const (
+	AccessRead  Access = "read"
+	AccessWrite Access = "write"
+)
+
+// Touch is one workspace path that a call will open.
+type Touch struct {
+	// Path is the file the call opens: relative to the workspace root,
+	// slash-separated, every symlink resolved and "." and ".." folded, as
+	// workspace.Rel gives it; "." is the root.
+	Path string `json:"path"`
+	// Via is the path as the call spells it, cleaned and relative, when
+	// that is another name for Path (a symlink, or ".." after one); empty
+	// when it is Path.
+	Via    string `json:"via,omitempty"`
+	Access Access `json:"access"`
+}
+
+// Names returns the names a rule may match the touch by: Path, then Via.
+func (t Touch) Names() []string {
+	if t.Via == "" || t.Via == t.Path {
+		return []string{t.Path}
+	}
+	return []string{t.Path, t.Via}
+}
+
+// String names the touch for a reason: ".env", or ".env via env-alias.txt".
+func (t Touch) String() string {
+	if t.Via == "" || t.Via == t.Path {
+		return t.Path
+	}
+	return t.Path + " via " + t.Via
+}
+
+// Toucher is implemented by a tool that opens workspace paths: Touches
+// returns every path a call with args will open, as the tool will open it,
+// so that the permission policy decides on the files themselves and not
+// on how the model spelled them. A path the tool cannot resolve (outside
+// the workspace, invalid) is left out: the tool refuses it when it runs.
+// ok is false when the tool does not know (then the arguments decide).
+type Toucher interface {
+	Touches(env Env, args json.RawMessage) (touches []Touch, ok bool)
 }
 
 // Artifact is a file a call or a run produced, kept in Env.Artifacts and

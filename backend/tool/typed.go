@@ -46,11 +46,42 @@ func (t *Typed[A]) Spec() Spec { return t.spec }
 
 // Run implements Tool.
 func (t *Typed[A]) Run(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {
-	var args A
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&args); err != nil {
+	args, err := decode[A](raw)
+	if err != nil {
 		return Errorf(CodeInvalidArguments, "invalid arguments: "+err.Error()), nil
 	}
 	return t.run(ctx, env, args)
+}
+
+// decode reads raw into A as Run does: unknown fields are an error.
+func decode[A any](raw json.RawMessage) (A, error) {
+	var args A
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&args)
+	return args, err
+}
+
+// WithTouches returns t as a Toucher whose calls touch what touches says
+// of their arguments, decoded as Run decodes them. Arguments that do not
+// decode touch nothing: Run refuses them.
+func WithTouches[A any](t *Typed[A], touches func(env Env, args A) []Touch) Tool {
+	return &touching[A]{Typed: t, touches: touches}
+}
+
+type touching[A any] struct {
+	*Typed[A]
+	touches func(env Env, args A) []Touch
+}
+
+// Touches implements Toucher.
+func (t *touching[A]) Touches(env Env, raw json.RawMessage) ([]Touch, bool) {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	args, err := decode[A](raw)
+	if err != nil {
+		return nil, true
+	}
+	return t.touches(env, args), true
 }

@@ -138,6 +138,42 @@ func (r *Root) Resolve(p string) (string, error) {
 	return abs, nil
 }
 
+// Spelled returns p, a path as a model gives it (relative to the root, or
+// absolute and beneath it), cleaned and relative to the root with slashes,
+// as it reads before any symlink is followed: "a/../b" is "b" even when a
+// is a symlink, where Resolve follows a first. It is the name a call gives
+// a file, which permission rules match besides the real path. ok is false
+// when p is not a valid path or reads as leaving the root; Resolve refuses
+// those too.
+func (r *Root) Spelled(p string) (string, bool) {
+	if check(p) != nil {
+		return "", false
+	}
+	comps := split(p)
+	if filepath.IsAbs(p) {
+		rest, ok := r.within(p)
+		if !ok {
+			return "", false
+		}
+		comps = rest
+	}
+	var out []string
+	for _, c := range comps {
+		if c != ".." {
+			out = append(out, c)
+			continue
+		}
+		if len(out) == 0 {
+			return "", false
+		}
+		out = out[:len(out)-1]
+	}
+	if len(out) == 0 {
+		return ".", true
+	}
+	return strings.Join(out, "/"), true
+}
+
 // within returns the components of the absolute path p below the root, when
 // p starts with the root as resolved or as given. The match is on whole
 // components, without cleaning: "/ws/../ws/x" does not match.

@@ -465,3 +465,32 @@ func TestRel(t *testing.T) {
 		}
 	}
 }
+
+func TestSpelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	root := f.ws.Path()
+	for _, tt := range []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{".env", ".env", true},
+		{"./a/../.env", ".env", true},
+		{"a/b/../c", "a/c", true},
+		{"", "", false},
+		{".", ".", true},
+		{"a/..", ".", true},
+		{root + "/x/y", "x/y", true},
+		{root, ".", true},
+		{"..", "", false},
+		{"a/../../x", "", false},
+		{"/etc/passwd", "", false},
+		{"a\nb", "", false},
+	} {
+		got, ok := f.ws.Spelled(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Spelled(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -5,7 +5,10 @@
 // Every call opens the workspace named by its tool.Env, checks the path with
 // workspace.Resolve (for the model-facing message) and then does the I/O
 // through an *os.Root on the resolved name, so a symlink swapped in between
-// cannot lead the call outside the workspace. glob and grep walk the tree
+// cannot lead the call outside the workspace. Before the call, each tool
+// tells the permission policy the files it will open, resolved the same
+// way (touch.go); list_dir, glob and grep leave out of their output what
+// the run may not read (tool.Env.Withheld) and say how many they left out. glob and grep walk the tree
 // through one *os.Root per directory and never follow symlinks. Failures the
 // model can act on (no such file, outside the workspace, binary file, too
 // large, a stale read) are results with one of the codes below; anything
@@ -69,16 +72,17 @@ const (
 
 // Tools returns the file tools. They are confined to env.Workspace of each
 // call, which they open per call: a workspace is a path, not a descriptor,
-// so there is nothing to share between calls.
+// so there is nothing to share between calls. Each is a tool.Toucher: it
+// tells the policy the files a call will open (touch.go).
 func Tools() []tool.Tool {
 	return []tool.Tool{
-		tool.Must(tool.New("read_file", readDescription, tool.RiskRead, adapt(readFile))),
-		tool.Must(tool.New("list_dir", listDescription, tool.RiskRead, adapt(listDir))),
-		tool.Must(tool.New("glob", globDescription, tool.RiskRead, adapt(globFiles))),
-		tool.Must(tool.New("grep", grepDescription, tool.RiskRead, adapt(grepFiles))),
-		tool.Must(tool.New("write_file", writeDescription, tool.RiskWrite, adapt(writeFile))),
-		tool.Must(tool.New("edit_file", editDescription, tool.RiskWrite, adapt(editFile))),
-		tool.Must(tool.New("apply_patch", patchDescription, tool.RiskWrite, adapt(applyPatch))),
+		tool.WithTouches(tool.Must(tool.New("read_file", readDescription, tool.RiskRead, adapt(readFile))), readTouches),
+		tool.WithTouches(tool.Must(tool.New("list_dir", listDescription, tool.RiskRead, adapt(listDir))), listTouches),
+		tool.WithTouches(tool.Must(tool.New("glob", globDescription, tool.RiskRead, adapt(globFiles))), globTouches),
+		tool.WithTouches(tool.Must(tool.New("grep", grepDescription, tool.RiskRead, adapt(grepFiles))), grepTouches),
+		tool.WithTouches(tool.Must(tool.New("write_file", writeDescription, tool.RiskWrite, adapt(writeFile))), writeTouches),
+		tool.WithTouches(tool.Must(tool.New("edit_file", editDescription, tool.RiskWrite, adapt(editFile))), editTouches),
+		tool.WithTouches(tool.Must(tool.New("apply_patch", patchDescription, tool.RiskWrite, adapt(applyPatch))), patchTouches),
 	}
 }
 
@@ -91,11 +95,13 @@ func fail(code, format string, args ...any) error {
 	return &failure{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// call is what a tool body knows of its call: the workspace and the run's
-// record of files (nil: nothing is tracked, writes are not checked).
+// call is what a tool body knows of its call: the workspace, the run's
+// record of files (nil: nothing is tracked, writes are not checked), and
+// what the run may not see (nil: everything may be seen).
 type call struct {
-	ws    *workspace.Root
-	files tool.Files
+	ws       *workspace.Root
+	files    tool.Files
+	withheld func(tool.Touch) bool
 }
 
 // adapt turns a tool body, which returns the output or an error, into a
@@ -108,7 +114,7 @@ func adapt[A any](body func(ctx context.Context, c call, args A) (string, error)
 		if err != nil {
 			return tool.Result{}, err
 		}
-		out, err := body(ctx, call{ws: ws, files: env.Files}, args)
+		out, err := body(ctx, call{ws: ws, files: env.Files, withheld: env.Withheld}, args)
 		var f *failure
 		switch {
 		case errors.As(err, &f):

@@ -14,7 +14,7 @@ const MaxGlobResults = 1000
 
 const globDescription = `Find files by name pattern, for example "**/*.go", "src/**/*_test.{ts,tsx}" or "docs/*.md". Patterns and the optional path are relative to the workspace root.
 "**" matches any number of directories, "*" any characters within a name, "?" one character, "[a-z]" a class, "{a,b}" either alternative. A pattern without "/" matches only in the directory searched: use "**/name" to search everywhere.
-Returns matching files (not directories), one a line, sorted by path; at most 1000, with a count of the rest. Skips .git, symlinks, and files ignored by .gitignore (a directory named by path, or by the pattern's start without wildcards, is searched even when ignored). Use grep to search file contents.`
+Returns matching files (not directories), one a line, sorted by path; at most 1000, with a count of the rest. Skips .git, symlinks, and files ignored by .gitignore (a directory named by path, or by the pattern's start without wildcards, is searched even when ignored); files a permission rule keeps from this run are left out and counted. Use grep to search file contents.`
 
 type globArgs struct {
 	Pattern string `json:"pattern" jsonschema:"glob pattern of the files to find, for example **/*.go"`
@@ -25,19 +25,7 @@ func globFiles(ctx context.Context, c call, args globArgs) (string, error) {
 	if args.Pattern == "" {
 		return "", fail(tool.CodeInvalidArguments, "pattern is empty; for example **/*.go finds every Go file")
 	}
-	base := args.Path
-	if base == "" {
-		base = "."
-	}
-	dir, rest := literalPrefix(args.Pattern)
-	switch {
-	case strings.HasPrefix(dir, "/"):
-		base = dir // an absolute pattern: its literal part must lie inside
-	case dir != "" && args.Path == "":
-		base = dir
-	case dir != "":
-		base = strings.TrimSuffix(base, "/") + "/" + dir
-	}
+	base, rest := globBase(args)
 	pat, err := compileGlob(rest)
 	if err != nil {
 		return "", patternFailure(args.Pattern, err)
@@ -57,11 +45,15 @@ func globFiles(ctx context.Context, c call, args globArgs) (string, error) {
 		prefix = rel + "/"
 	}
 	var found []string
-	more := 0
+	more, withheld := 0, 0
 	w := &walker{
 		descend: func(d string) bool { return pat.mayMatchBelow(strings.TrimPrefix(d, prefix)) },
 		file: func(_ *dirHandle, p, _ string) error {
 			if !pat.match(strings.TrimPrefix(p, prefix)) {
+				return nil
+			}
+			if c.hidden(p, false) { // the walk never follows a symlink
+				withheld++
 				return nil
 			}
 			if len(found) < MaxGlobResults {
@@ -88,7 +80,27 @@ func globFiles(ctx context.Context, c call, args globArgs) (string, error) {
 	if w.unreadable > 0 {
 		fmt.Fprintf(&b, "(%s could not be read)\n", count(int64(w.unreadable), "directory", "directories"))
 	}
+	b.WriteString(withheldNote(withheld, "file", "files"))
 	return b.String(), nil
+}
+
+// globBase returns the directory a glob searches, the pattern's literal
+// start joined to path, and the rest of the pattern.
+func globBase(args globArgs) (base, rest string) {
+	base = args.Path
+	if base == "" {
+		base = "."
+	}
+	dir, rest := literalPrefix(args.Pattern)
+	switch {
+	case strings.HasPrefix(dir, "/"):
+		base = dir // an absolute pattern: its literal part must lie inside
+	case dir != "" && args.Path == "":
+		base = dir
+	case dir != "":
+		base = strings.TrimSuffix(base, "/") + "/" + dir
+	}
+	return base, rest
 }
 
 // patternFailure is the model-visible failure of a glob that does not

@@ -35,7 +35,7 @@ const (
 
 const grepDescription = `Search the contents of files with a regular expression (RE2 syntax: no lookaround or backreferences; escape ( ) [ ] { } . * + ? | \ with \ to match them literally). Each line is matched on its own.
 Returns one line per match, "path:line: text", sorted by path, paths relative to the workspace root (give them to read_file). At most max_results (default 200) are shown, with a count of the rest.
-Searches the workspace, or path (a directory or a file, relative to the workspace root), optionally only files whose path matches glob ("*.go" matches names anywhere, "src/**/*.ts" paths below path). Skips .git, symlinks, binary files, files over 4 MiB, and files ignored by .gitignore (unless path names them or their directory). Use glob to find files by name.`
+Searches the workspace, or path (a directory or a file, relative to the workspace root), optionally only files whose path matches glob ("*.go" matches names anywhere, "src/**/*.ts" paths below path). Skips .git, symlinks, binary files, files over 4 MiB, and files ignored by .gitignore (unless path names them or their directory); files a permission rule keeps from this run are not searched, and counted. Use glob to find files by name.`
 
 type grepArgs struct {
 	Pattern         string `json:"pattern" jsonschema:"regular expression (RE2) to search for, matched against each line"`
@@ -101,6 +101,7 @@ func grepFiles(ctx context.Context, c call, args grepArgs) (string, error) {
 		col.emit(m.searchFile(h, rel, name, &buf, limit))
 		h.release()
 	case fi.IsDir():
+		col.hidden = c.hidden
 		if err := col.search(ctx, root, rel, m, filter); err != nil {
 			return "", err
 		}
@@ -162,9 +163,13 @@ func (col *collector) search(ctx context.Context, root *os.Root, base string, m 
 	if base != "." {
 		prefix = base + "/"
 	}
-	idx := 0
+	idx, withheld := 0, 0
 	w := &walker{file: func(h *dirHandle, rel, name string) error {
 		if filter != nil && !filter.match(strings.TrimPrefix(rel, prefix)) {
+			return nil
+		}
+		if col.hidden != nil && col.hidden(rel, false) { // the walk never follows a symlink
+			withheld++
 			return nil
 		}
 		select {
@@ -234,7 +239,8 @@ func (col *collector) search(ctx context.Context, root *os.Root, base string, m 
 			}
 		}
 	}
-	col.unreadableDirs = w.unreadable // the walker has ended: results is closed
+	// The walker has ended: results is closed.
+	col.unreadableDirs, col.withheld = w.unreadable, withheld
 	err := g.Wait()
 	if col.stopped && errors.Is(err, context.Canceled) {
 		return nil // the cancel was ours: the output is complete

@@ -23,6 +23,10 @@ type collector struct {
 	files                     int // files searched
 	binary, large, unreadable int // files skipped
 	unreadableDirs            int
+	// hidden says which files the run may not see (call.hidden); nil
+	// hides none. withheld counts the files it hid.
+	hidden   func(rel string, link bool) bool
+	withheld int
 
 	pending map[int]fileResult // results ahead of next
 	next    int                // the place of the next result to emit
@@ -114,5 +118,6 @@ func (c *collector) report(args grepArgs, rel string, filtered bool) string {
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "(skipped %s)\n", strings.Join(skipped, ", "))
 	}
+	b.WriteString(withheldNote(c.withheld, "file", "files"))
 	return b.String()
 }

@@ -18,7 +18,7 @@ import (
 const MaxListEntries = 500
 
 const listDescription = `List a directory in the workspace. The path is relative to the workspace root; omit it or give "." for the root.
-Entries are sorted by name, one a line: directories end with "/", files show their size in bytes, symlinks show their target. At most 500 entries are shown, with a count of the rest.`
+Entries are sorted by name, one a line: directories end with "/", files show their size in bytes, symlinks show their target. At most 500 entries are shown, with a count of the rest. Entries a permission rule keeps from this run are left out and counted.`
 
 type listArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"directory to list, relative to the workspace root; omit for the root"`
@@ -55,13 +55,29 @@ func listDir(ctx context.Context, c call, args listArgs) (string, error) {
 		return "", classify(err, rel)
 	}
 	names = slices.DeleteFunc(names, workspace.IsTemp)
+	withheld := 0
+	if c.withheld != nil {
+		names = slices.DeleteFunc(names, func(name string) bool {
+			p := path.Join(rel, name)
+			fi, err := root.Lstat(p)
+			if c.hidden(p, err == nil && fi.Mode()&os.ModeSymlink != 0) {
+				withheld++
+				return true
+			}
+			return false
+		})
+	}
 	slices.Sort(names)
 
 	var b strings.Builder
 	shown := names[:min(len(names), MaxListEntries)]
 	title := quote(rel) + "/"
-	if len(names) == 0 {
+	note := withheldNote(withheld, "entry", "entries")
+	if len(names) == 0 && note == "" {
 		return title + " is empty", nil
+	}
+	if len(names) == 0 {
+		return title + " has nothing to show\n" + note, nil
 	}
 	fmt.Fprintf(&b, "%s (%s)\n", title, count(int64(len(names)), "entry", "entries"))
 	for _, name := range shown {
@@ -74,6 +90,7 @@ func listDir(ctx context.Context, c call, args listArgs) (string, error) {
 	if left := len(names) - len(shown); left > 0 {
 		fmt.Fprintf(&b, "… %s not shown (list_dir shows the first %d)\n", count(int64(left), "more entry", "more entries"), MaxListEntries)
 	}
+	b.WriteString(note)
 	return b.String(), nil
 }
 

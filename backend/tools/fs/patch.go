@@ -3,7 +3,6 @@ package fs
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -137,27 +136,6 @@ func parsePatch(text string) ([]*filePatch, error) {
 		return nil, fail(CodeInvalidPatch, "no file changes found: a patch is a unified diff, each file starting with \"--- a/path\" and \"+++ b/path\" lines, then hunks starting with \"@@ -line,count +line,count @@\"")
 	}
 	return files, nil
-}
-
-// PatchPaths returns the paths that an apply_patch patch changes, as the
-// patch spells them (a/ and b/ prefixes stripped, /dev/null left out), for
-// the permission policy: a rule on a path must hold for a patch that
-// changes that path too. The error is the parse failure apply_patch would
-// report.
-func PatchPaths(patch string) ([]string, error) {
-	files, err := parsePatch(patch)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, f := range files {
-		for _, p := range []string{f.oldPath, f.newPath} {
-			if p != "" && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
-	return out, nil
 }
 
 // fileHeader parses the ---/+++ lines at i.

@@ -133,17 +133,3 @@ func TestApplyPatchKeepsMode(t *testing.T) {
 		t.Errorf("mode %v (%v), want 0755", fi.Mode(), err)
 	}
 }
-
-func TestPatchPaths(t *testing.T) {
-	t.Parallel()
-	got, err := fs.PatchPaths("--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+K=v\n--- a/old\n+++ b/new\n@@ -1 +1 @@\n-a\n+b\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"x.go", ".env", "old", "new"}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if _, err := fs.PatchPaths("not a patch"); err == nil {
-		t.Error("no error for a text that is not a patch")
-	}
-}

@@ -69,18 +69,7 @@ func applyPatch(ctx context.Context, c call, args patchArgs) (string, error) {
 		return pf, nil
 	}
 	for _, f := range files {
-		target := f.newPath
-		if f.newPath == "" {
-			target = f.oldPath
-		} else if f.oldPath != "" && f.oldPath != f.newPath {
-			// diff -u x.orig x: the new name, unless only the old exists.
-			if _, err := root.Lstat(f.newPath); err != nil {
-				if _, err := root.Lstat(f.oldPath); err == nil {
-					target = f.oldPath
-				}
-			}
-		}
-		pf, err := load(target)
+		pf, err := load(patchTarget(root, f))
 		if err != nil {
 			return "", err
 		}
@@ -117,6 +106,24 @@ func applyPatch(ctx context.Context, c call, args patchArgs) (string, error) {
 		return "", err
 	}
 	return patchReport(order), nil
+}
+
+// patchTarget returns the file of the workspace that the section f of a
+// patch changes, as the patch names it: its new name, or its old one when
+// it deletes the file, or when only the old one exists ("diff -u x.orig
+// x"). The permission policy decides on the same (see patchTouches).
+func patchTarget(root *os.Root, f *filePatch) string {
+	switch {
+	case f.newPath == "":
+		return f.oldPath
+	case f.oldPath != "" && f.oldPath != f.newPath:
+		if _, err := root.Lstat(f.newPath); err != nil {
+			if _, err := root.Lstat(f.oldPath); err == nil {
+				return f.oldPath
+			}
+		}
+	}
+	return f.newPath
 }
 
 // after is the content the patch leaves; nil when it deletes the file.

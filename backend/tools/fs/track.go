@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strings"
 	"syscall"
+
+	"steward/backend/policy"
 )
 
 // MaxEditBytes caps the files the tools hold whole in memory to change them
@@ -43,10 +44,12 @@ func (c current) before() []byte {
 // Directories, special files and files over MaxEditBytes are failures the
 // model sees.
 func loadCurrent(root *os.Root, rel string, withData bool) (current, error) {
-	if inGitDir(rel) {
+	if policy.InGitDir(rel) {
 		// A write to .git/config or .git/hooks would run programs on the
-		// next git command: an exec the person never approved as one.
-		return current{}, fail(CodeProtected, "%s is inside a .git folder: the file tools do not change a repository's own files (its config and hooks could run programs); use the git tools", rel)
+		// next git command, and a .git file would point git at another
+		// repository: an exec the person never approved as one. .GIT is
+		// the same folder on a case-insensitive file system.
+		return current{}, fail(CodeProtected, "%s is a .git folder or file, or inside one: the file tools do not change a repository's own files (its config and hooks could run programs); use the git tools", rel)
 	}
 	fi, err := root.Lstat(rel)
 	switch {
@@ -129,14 +132,4 @@ func makeParents(root *os.Root, rel string) (bool, error) {
 		return false, classify(err, dir)
 	}
 	return made, nil
-}
-
-// inGitDir reports whether rel is a .git folder or lies beneath one.
-func inGitDir(rel string) bool {
-	for _, c := range strings.Split(rel, "/") {
-		if c == ".git" {
-			return true
-		}
-	}
-	return false
 }

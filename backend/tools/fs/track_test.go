@@ -275,16 +275,30 @@ func TestGitDirIsProtected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := tool.Env{Workspace: ws}
-	calls := map[string]string{
-		"write_file":  `{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\necho pwned"}`,
-		"edit_file":   `{"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = evil"}`,
-		"apply_patch": `{"patch": "--- /dev/null\n+++ b/sub/.git/config\n@@ -0,0 +1 @@\n+[core]\n"}`,
+	if err := os.Symlink(".git", filepath.Join(ws, "gitlink")); err != nil {
+		t.Fatal(err)
 	}
-	for name, args := range calls {
-		res, err := reg.Call(context.Background(), env, name, json.RawMessage(args))
+	env := tool.Env{Workspace: ws}
+	calls := []struct{ name, args string }{
+		{"write_file", `{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\necho pwned"}`},
+		{"edit_file", `{"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = evil"}`},
+		{"apply_patch", `{"patch": "--- /dev/null\n+++ b/sub/.git/config\n@@ -0,0 +1 @@\n+[core]\n"}`},
+		// A .git file points git at another repository.
+		{"write_file", `{"path": "other/.git", "content": "gitdir: /tmp/evil"}`},
+		// The same folder on a case-insensitive file system, and through a link.
+		{"write_file", `{"path": ".GIT/hooks/pre-commit", "content": "#!/bin/sh\necho pwned"}`},
+		{"write_file", `{"path": "sub/.Git./config", "content": "[core]"}`},
+		{"write_file", `{"path": "gitlink/hooks/pre-commit", "content": "#!/bin/sh\necho pwned"}`},
+	}
+	for _, c := range calls {
+		res, err := reg.Call(context.Background(), env, c.name, json.RawMessage(c.args))
 		if err != nil || !res.IsError || res.Code != fs.CodeProtected {
-			t.Errorf("%s into .git = %+v, %v; want %s", name, res, err, fs.CodeProtected)
+			t.Errorf("%s %s = %+v, %v; want %s", c.name, c.args, res, err, fs.CodeProtected)
+		}
+	}
+	for _, p := range []string{"other/.git", ".GIT", "sub/.Git."} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); !os.IsNotExist(err) {
+			t.Errorf("%s was written", p)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit")); !os.IsNotExist(err) {

@@ -8,29 +8,34 @@
 // a pathspec, so the tools neither show nor commit anything outside it.
 //
 // Paths the model gives are checked with workspace.Resolve and passed after
-// "--" with --literal-pathspecs, so that neither "../x" nor pathspec magic
+// "--" as :(literal) pathspecs, so that neither "../x" nor pathspec magic
 // such as ":/x" reaches beyond the workspace.
 //
-// Git runs programs named by the repository's own configuration and hooks,
-// and the agent can write files in the workspace, .git included. So the
-// read tools must not become a way to run code that nobody approved: hooks
-// are off for every command (core.hooksPath=/dev/null: a pre-commit hook the
-// agent wrote would otherwise run on git_commit without an exec approval),
-// and so are fsmonitor, external diff programs, textconv filters, pagers,
-// editors, commit signing (a passphrase prompt would hang) and automatic
-// gc (it would leave a process running). Clean and smudge filters of
-// .gitattributes still run on add, as they must for the content to be
-// right (Git LFS); they come from the repository's configuration, which a
-// person approves like any other file the agent writes.
+// Git runs programs that a repository names: hooks, filters, diff drivers,
+// fsmonitor, pagers, credential helpers, transports. The agent can write
+// the workspace, and a repository may come from anyone; so the tools run
+// git with a configuration that ignores every such program (see hardening
+// and neutralise), and take a folder for a repository only when it is a
+// .git (safe.bareRepository=explicit: a HEAD, config, objects/ and refs/
+// written at the workspace root are files, not a repository). The
+// person's own configuration (~/.gitconfig) is not read either unless
+// Options.UserConfig allows it; its programs are neutralised all the
+// same. docs/configuration.md lists what is neutralised.
+//
+// Each tool tells the permission policy the paths it reads (a
+// tool.Toucher), and git_status, git_diff and git_commit leave out the
+// files the run may not read (tool.Env.Withheld), with a count.
 package git
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"steward/backend/tool"
@@ -56,35 +61,67 @@ const (
 	CodeInvalidPath     = "invalid_path"
 )
 
+// Options configure the git tools.
+type Options struct {
+	// UserConfig lets git read the person's own configuration (HOME's
+	// .gitconfig and XDG config: their identity, aliases, ignore file).
+	// Off, git runs with an empty HOME of its own. Programs it names are
+	// neutralised either way.
+	UserConfig bool
+}
+
 // Tools returns the git tools. They look git up in PATH on each call.
-func Tools() []tool.Tool {
+func Tools(o Options) []tool.Tool {
 	return []tool.Tool{
-		tool.Must(tool.New(Status, statusDescription, tool.RiskRead, adapt(status))),
-		tool.Must(tool.New(Diff, diffDescription, tool.RiskRead, adapt(diff))),
-		tool.Must(tool.New(Log, logDescription, tool.RiskRead, adapt(gitLog))),
-		tool.Must(tool.New(Commit, commitDescription, tool.RiskWrite, adapt(commit))),
+		tool.WithTouches(tool.Must(tool.New(Status, statusDescription, tool.RiskRead, adapt(o, status))), statusTouches),
+		tool.WithTouches(tool.Must(tool.New(Diff, diffDescription, tool.RiskRead, adapt(o, diff))), diffTouches),
+		tool.WithTouches(tool.Must(tool.New(Log, logDescription, tool.RiskRead, adapt(o, gitLog))), logTouches),
+		tool.WithTouches(tool.Must(tool.New(Commit, commitDescription, tool.RiskWrite, adapt(o, commit))), commitTouches),
 	}
 }
 
-// hardening is given to every git command; see the package comment.
+// hardening is given to every git command: what git would otherwise run,
+// page or sign on a repository's say, and how it reads names. Pathspecs
+// are made literal one by one (literal), so that exclusions can be added.
 var hardening = []string{
-	"--no-pager", "--literal-pathspecs", "--no-optional-locks",
-	"-c", "core.hooksPath=/dev/null",
+	"--no-pager", "--no-optional-locks",
+	"-c", "core.hooksPath=/dev/null", // no hooks: pre-commit, post-commit, post-index-change, ...
 	"-c", "core.fsmonitor=false",
 	"-c", "core.pager=cat",
+	"-c", "core.askPass=",
+	"-c", "core.sshCommand=false",
+	"-c", "credential.helper=", // empty resets the list of helpers
+	"-c", "protocol.allow=never", // no transport: ext::, ssh, http(s), file
+	"-c", "safe.bareRepository=explicit",
+	"-c", "submodule.recurse=false",
+	"-c", "diff.ignoreSubmodules=dirty", // a submodule is another repository with a config of its own
+	"-c", "status.submoduleSummary=false",
 	"-c", "core.quotePath=false", // names as they are, not octal escapes
 	"-c", "color.ui=false",
 	"-c", "commit.gpgSign=false",
+	"-c", "tag.gpgSign=false",
 	"-c", "log.showSignature=false",
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",
 	"-c", "advice.statusHints=false",
 }
 
-// env is shell.Env with git's own settings: no system configuration (the
-// person's global one, with their identity, still counts), no editor.
-func env() []string {
-	return append(shell.Env(), "GIT_CONFIG_NOSYSTEM=1", "GIT_EDITOR=:")
+// environ is shell.Env with git's own settings: no system configuration or
+// attributes, no editor, and unless the person allows it, a HOME of its own
+// (home, empty) and no global configuration.
+func environ(home string) []string {
+	out := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "GIT_EDITOR=:"}
+	for _, kv := range shell.Env() {
+		k, _, _ := strings.Cut(kv, "=")
+		if home != "" && (k == "HOME" || k == "XDG_CONFIG_HOME") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	if home != "" {
+		out = append(out, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_GLOBAL=/dev/null")
+	}
+	return out
 }
 
 // failure is a model-visible failure on its way out of a tool body.
@@ -99,12 +136,13 @@ func fail(code, format string, args ...any) error {
 // adapt opens the repository of the call's workspace and runs body; a
 // *failure becomes a model-visible result, any other error stays a Go
 // error.
-func adapt[A any](body func(ctx context.Context, r *repo, args A) (string, error)) func(context.Context, tool.Env, A) (tool.Result, error) {
+func adapt[A any](opts Options, body func(ctx context.Context, r *repo, args A) (string, error)) func(context.Context, tool.Env, A) (tool.Result, error) {
 	return func(ctx context.Context, env tool.Env, args A) (tool.Result, error) {
-		r, err := open(ctx, env)
+		r, err := open(ctx, env, opts)
 		out := ""
 		if err == nil {
 			out, err = body(ctx, r, args)
+			r.close()
 		}
 		var f *failure
 		switch {
@@ -125,11 +163,18 @@ type repo struct {
 	// workspace is the repository's top level.
 	prefix string
 	top    string
+	// home is the empty HOME git runs with, removed by close; "" when
+	// the person's own is used.
+	home string
+	env  []string
+	// hidden says what the run may not read (tool.Env.Withheld); nil
+	// hides nothing.
+	hidden func(tool.Touch) bool
 }
 
 // open finds the repository of env's workspace. The failure
-// not_a_repository says when there is none.
-func open(ctx context.Context, env tool.Env) (*repo, error) {
+// not_a_repository says when there is none. The caller closes it.
+func open(ctx context.Context, env tool.Env, opts Options) (*repo, error) {
 	ws, err := workspace.Open(env.Workspace)
 	if err != nil {
 		return nil, err
@@ -138,20 +183,97 @@ func open(ctx context.Context, env tool.Env) (*repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git tools: git is not installed: %w", err)
 	}
-	r := &repo{git: bin, ws: ws}
+	r := &repo{git: bin, ws: ws, hidden: env.Withheld}
+	if !opts.UserConfig {
+		if r.home, err = os.MkdirTemp("", "steward-git-home-"); err != nil {
+			return nil, fmt.Errorf("git tools: home: %w", err)
+		}
+	}
+	r.env = environ(r.home)
+	if err := r.find(ctx); err != nil {
+		r.close()
+		return nil, err
+	}
+	if err := r.neutralise(ctx); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// close removes what open made.
+func (r *repo) close() {
+	if r.home != "" {
+		_ = os.RemoveAll(r.home) // an empty directory in TMPDIR harms nobody
+	}
+}
+
+// find sets the repository's top level and the workspace's prefix in it.
+func (r *repo) find(ctx context.Context) error {
 	o, err := r.run(ctx, "rev-parse", "--show-prefix", "--show-toplevel")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Two lines: the prefix (empty at the top level), then the top level.
 	lines := strings.Split(strings.TrimSuffix(o.Output, "\n"), "\n")
 	if o.ExitCode != 0 || len(lines) < 2 {
-		return nil, fail(CodeNotRepository, "the workspace %s is not in a git repository, so the git tools cannot be used (git said: %s). Create one with run_command (git init) only if the user asked for it.",
-			ws.Path(), strings.TrimSpace(o.Output))
+		return fail(CodeNotRepository, "the workspace %s is not in a git repository, so the git tools cannot be used (git said: %s). Create one with run_command (git init) only if the user asked for it.",
+			r.ws.Path(), strings.TrimSpace(o.Output))
 	}
 	r.prefix = strings.TrimSuffix(lines[len(lines)-2], "/")
 	r.top = lines[len(lines)-1]
-	return r, nil
+	// core.worktree can name any folder: the tools work only on one that
+	// holds the workspace, limited to the workspace by pathspecs.
+	if rel, err := filepath.Rel(r.top, r.ws.Path()); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fail(CodeNotRepository, "the git repository of the workspace %s has its work tree at %s, which does not hold the workspace; the git tools work on the workspace only",
+			r.ws.Path(), r.top)
+	}
+	return nil
+}
+
+// neutralise adds to r.env an override of every program the effective
+// configuration names per driver or protocol, whose names only the
+// configuration knows: a clean, smudge or process filter (empty: none
+// runs; not required, so that a missing filter is no error) and a
+// protocol allowed by name. They go in GIT_CONFIG_COUNT variables, which
+// take a name as it is (a -c option would split one holding "="), rank
+// with -c above every file, and reach the git commands git starts.
+func (r *repo) neutralise(ctx context.Context) error {
+	o, err := r.run(ctx, "config", "--null", "--name-only", "--get-regexp", `^(filter|protocol)\.`)
+	if err != nil {
+		return err
+	}
+	if o.ExitCode > 1 { // 1: none set
+		return refused(o, "git config")
+	}
+	var kv [][2]string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(o.Output, "\x00") {
+		section, rest, _ := strings.Cut(name, ".")
+		i := strings.LastIndexByte(rest, '.')
+		if i < 0 {
+			continue // filter.x without a variable: nothing to run
+		}
+		sub := rest[:i]
+		if seen[section+"."+sub] {
+			continue
+		}
+		seen[section+"."+sub] = true
+		switch section {
+		case "filter":
+			for _, v := range []string{"clean", "smudge", "process"} {
+				kv = append(kv, [2]string{"filter." + sub + "." + v, ""})
+			}
+			kv = append(kv, [2]string{"filter." + sub + ".required", "false"})
+		case "protocol":
+			kv = append(kv, [2]string{"protocol." + sub + ".allow", "never"})
+		}
+	}
+	r.env = append(r.env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(kv)))
+	for i, p := range kv {
+		r.env = append(r.env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, p[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, p[1]))
+	}
+	return nil
 }
 
 // run runs git with the hardening options in the workspace. A cancelled
@@ -162,7 +284,7 @@ func (r *repo) run(ctx context.Context, args ...string) (shell.Outcome, error) {
 
 // exec is run with the output caps of c.
 func (r *repo) exec(ctx context.Context, c shell.Command, args ...string) (shell.Outcome, error) {
-	c.Path, c.Dir, c.Env = r.git, r.ws.Path(), env()
+	c.Path, c.Dir, c.Env = r.git, r.ws.Path(), r.env
 	c.Args = append(append([]string{"-C", r.ws.Path()}, hardening...), args...)
 	o, err := shell.Exec(ctx, c)
 	switch {
@@ -210,12 +332,15 @@ func (r *repo) scope(p string) ([]string, error) {
 	return nil, nil
 }
 
-// pathspec checks that p stays inside the workspace and returns it relative
-// to the workspace root, for git. Symlinked directories on the way are
-// resolved, as git will not look beyond a symlink; a final symlink stays
-// itself, as git tracks the link and not its target.
-func (r *repo) pathspec(p string) (string, error) {
-	abs, err := r.ws.Resolve(p)
+// pathspec is pathspecIn for r's workspace.
+func (r *repo) pathspec(p string) (string, error) { return pathspecIn(r.ws, p) }
+
+// pathspecIn checks that p stays inside the workspace and returns it
+// relative to the workspace root, for git. Symlinked directories on the way
+// are resolved, as git will not look beyond a symlink; a final symlink
+// stays itself, as git tracks the link and not its target.
+func pathspecIn(ws *workspace.Root, p string) (string, error) {
+	abs, err := ws.Resolve(p)
 	switch {
 	case errors.Is(err, workspace.ErrOutside):
 		return "", &failure{code: CodeOutside, msg: err.Error()}
@@ -226,18 +351,28 @@ func (r *repo) pathspec(p string) (string, error) {
 	}
 	clean := filepath.Clean(p)
 	base := filepath.Base(clean)
-	if abs == r.ws.Path() || base == "." || base == ".." || base == string(filepath.Separator) {
-		return r.ws.Rel(abs)
+	if abs == ws.Path() || base == "." || base == ".." || base == string(filepath.Separator) {
+		return ws.Rel(abs)
 	}
-	parent, err := r.ws.Resolve(filepath.Dir(clean))
+	parent, err := ws.Resolve(filepath.Dir(clean))
 	if err != nil {
 		return "", fmt.Errorf("path %s: parent resolves differently: %w", p, err)
 	}
-	rel, err := r.ws.Rel(parent)
+	rel, err := ws.Rel(parent)
 	if err != nil {
 		return "", err
 	}
 	return path.Join(rel, base), nil
+}
+
+// literal makes each of the workspace-relative paths specs a literal
+// pathspec: no glob, no magic such as ":/x".
+func literal(specs []string) []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = ":(literal)" + s
+	}
+	return out
 }
 
 // where names the workspace's place in its repository, for outputs: empty

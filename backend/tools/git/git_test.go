@@ -18,8 +18,15 @@ import (
 	"steward/backend/tools/git"
 )
 
-// TestMain gives git a home without configuration, so that no developer's
-// ~/.gitconfig (identity, hooks, aliases) changes what the tests see.
+// globalMarker is the file the global configuration's filter writes when
+// it runs (see TestMain).
+var globalMarker string
+
+// TestMain gives git a home of its own, so that no developer's
+// ~/.gitconfig (identity, hooks, aliases) changes what the tests see. Its
+// ~/.gitconfig is a person's who has an identity and a filter for *.glob
+// files, which writes globalMarker when it runs: the git tools read
+// neither unless the person allows it (Options.UserConfig).
 func TestMain(m *testing.M) {
 	home, err := os.MkdirTemp("", "steward-git-test-home-")
 	if err != nil {
@@ -28,6 +35,20 @@ func TestMain(m *testing.M) {
 	}
 	for k, v := range map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")} {
 		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	globalMarker = filepath.Join(home, "global-filter-ran")
+	prog := filepath.Join(home, "global-filter")
+	files := map[string]string{
+		prog:                         "#!/bin/sh\necho ran >> " + globalMarker + "\ncat\n",
+		filepath.Join(home, "attrs"): "*.glob filter=g\n",
+		filepath.Join(home, ".gitconfig"): "[user]\n\tname = Global Person\n\temail = global@example.com\n" +
+			"[core]\n\tattributesFile = " + filepath.Join(home, "attrs") + "\n[filter \"g\"]\n\tclean = " + prog + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(name, []byte(content), 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -68,7 +89,7 @@ func newFixture(t *testing.T, repo, commit bool) fixture {
 	mkdir(t, f.outside)
 	write(t, filepath.Join(f.outside, "secret.txt"), "outside\n")
 	f.reg = tool.NewRegistry()
-	for _, tl := range git.Tools() {
+	for _, tl := range git.Tools(git.Options{}) {
 		if err := f.reg.Register(tl); err != nil {
 			t.Fatal(err)
 		}

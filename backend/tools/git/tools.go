@@ -46,14 +46,18 @@ func status(ctx context.Context, r *repo, _ statusArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	o, err := r.run(ctx, append([]string{"status", "--branch", "--untracked-files=normal", "--"}, specs...)...)
+	excl, err := r.withheld(ctx, specs, false)
+	if err != nil {
+		return "", err
+	}
+	o, err := r.run(ctx, append([]string{"status", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", "--"}, pathspecs(specs, excl)...)...)
 	if err != nil {
 		return "", err
 	}
 	if o.ExitCode != 0 {
 		return "", refused(o, "git status")
 	}
-	return r.where() + o.Output, nil
+	return r.where() + o.Output + withheldNote(len(excl)), nil
 }
 
 type diffArgs struct {
@@ -66,28 +70,33 @@ func diff(ctx context.Context, r *repo, a diffArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--relative", "--stat", "--patch"}
+	excl, err := r.withheld(ctx, specs, a.Staged)
+	if err != nil {
+		return "", err
+	}
+	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--relative", "--ignore-submodules=dirty", "--submodule=short", "--stat", "--patch"}
 	if a.Staged {
 		args = append(args, "--cached")
 	}
-	o, err := r.exec(ctx, diffCaps, append(append(args, "--"), specs...)...)
+	o, err := r.exec(ctx, diffCaps, append(append(args, "--"), pathspecs(specs, excl)...)...)
 	if err != nil {
 		return "", err
 	}
 	if o.ExitCode != 0 {
 		return "", refused(o, "git diff")
 	}
+	note := withheldNote(len(excl))
 	if o.Output != "" {
-		return r.where() + o.Output, nil
+		return r.where() + o.Output + note, nil
 	}
 	in := "in the workspace"
 	if a.Path != "" {
 		in = "in " + specs[0]
 	}
 	if a.Staged {
-		return fmt.Sprintf("No staged changes %s.", in), nil
+		return fmt.Sprintf("No staged changes %s.%s", in, suffix(note)), nil
 	}
-	return fmt.Sprintf("No unstaged changes %s. Staged changes show with staged true; files never added to git are listed by git_status.", in), nil
+	return fmt.Sprintf("No unstaged changes %s. Staged changes show with staged true; files never added to git are listed by git_status.%s", in, suffix(note)), nil
 }
 
 type logArgs struct {
@@ -109,7 +118,7 @@ func gitLog(ctx context.Context, r *repo, a logArgs) (string, error) {
 	}
 	args := []string{"log", "--max-count=" + strconv.Itoa(n), "--no-color",
 		"--date=format:%Y-%m-%d %H:%M", "--format=%h%d %ad %an: %s", "--"}
-	o, err := r.run(ctx, append(args, specs...)...)
+	o, err := r.run(ctx, append(args, literal(specs)...)...)
 	if err != nil {
 		return "", err
 	}
@@ -152,6 +161,10 @@ func commit(ctx context.Context, r *repo, a commitArgs) (string, error) {
 			specs = append(specs, s)
 		}
 	}
+	excl, err := r.withheld(ctx, specs, false)
+	if err != nil {
+		return "", err
+	}
 	ident, note, err := r.identity(ctx)
 	if err != nil {
 		return "", err
@@ -162,7 +175,7 @@ func commit(ctx context.Context, r *repo, a commitArgs) (string, error) {
 	}
 	defer func() { _ = os.Remove(msg) }() // a leftover temporary file harms nobody
 
-	o, err := r.run(ctx, append([]string{"add", "-A", "--"}, specs...)...)
+	o, err := r.run(ctx, append([]string{"add", "-A", "--"}, pathspecs(specs, excl)...)...)
 	if err != nil {
 		return "", err
 	}
@@ -170,18 +183,19 @@ func commit(ctx context.Context, r *repo, a commitArgs) (string, error) {
 		return "", refused(o, "git add")
 	}
 	args := append(ident, "commit", "--no-verify", "-F", msg)
-	if len(a.Paths) > 0 || r.prefix != "" {
+	if len(a.Paths) > 0 || r.prefix != "" || len(excl) > 0 {
 		// Only these paths, whatever else is staged. Without paths at the
 		// top level everything is staged already, and a plain commit also
-		// concludes a merge, which a commit of paths may not.
-		args = append(append(args, "--"), specs...)
+		// concludes a merge, which a commit of paths may not. A file the
+		// run may not read is never committed by it, staged or not.
+		args = append(append(args, "--"), pathspecs(specs, excl)...)
 	}
 	o, err = r.run(ctx, args...)
 	if err != nil {
 		return "", err
 	}
 	if o.ExitCode != 0 {
-		staged, err := r.run(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, specs...)...)
+		staged, err := r.run(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, pathspecs(specs, excl)...)...)
 		if err != nil {
 			return "", err
 		}
@@ -190,9 +204,12 @@ func commit(ctx context.Context, r *repo, a commitArgs) (string, error) {
 			if len(a.Paths) > 0 {
 				what = strings.Join(specs, ", ") + " have"
 			}
-			return "", fail(CodeNothingToCommit, "nothing to commit: %s no changes against the last commit (git_status shows the state of the repository)", what)
+			return "", fail(CodeNothingToCommit, "nothing to commit: %s no changes against the last commit (git_status shows the state of the repository)%s", what, suffix(withheldNote(len(excl))))
 		}
 		return "", refused(o, "git commit")
+	}
+	if len(excl) > 0 {
+		note += fmt.Sprintf("(%s that this run may not read by a rule were left out of the commit.)\n", plural(len(excl), "changed file", "changed files"))
 	}
 	return r.where() + o.Output + note, nil
 }

@@ -423,7 +423,16 @@ export type NodeFinishedData = {
   code?: string; // why a tool call failed: invalid_arguments, unknown_tool, denied, ...
 };
 
-export type PolicyDecidedData = { effect: "allow" | "ask" | "deny"; reason: string };
+// touches: the workspace paths the call was decided on (its real path, and
+// via when the call named it otherwise); risk: exec for a write of a file
+// that runs programs.
+export type PolicyDecidedData = {
+  effect: "allow" | "ask" | "deny";
+  reason: string;
+  risk?: string;
+  touched?: boolean;
+  touches?: { path: string; via?: string; access: "read" | "write" }[];
+};
 
 // approval.requested opens an approval or, with kind question, the question
 // of an ask_user call; node_id is the tool node.
