@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"steward/backend/policy"
 )
 
 // Prepared says what PrepareWorkspace did.
@@ -211,10 +213,8 @@ func checkPath(p string, content []byte) error {
 	case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../"):
 		return bad("is not a plain path inside the folder")
 	}
-	for _, el := range strings.Split(p, "/") {
-		if strings.EqualFold(strings.TrimRight(el, ". "), ".git") {
-			return bad("is inside a .git folder")
-		}
+	if policy.InGitDir(p) { // the file tools' own test: any letter case, .git., GIT~1
+		return bad("is inside a .git folder")
 	}
 	if strings.EqualFold(path.Base(p), "HEAD") && looksLikeHead(content) {
 		return bad("git would read as a repository's HEAD")
