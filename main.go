@@ -36,6 +36,7 @@ import (
 	"steward/backend/inbox"
 	"steward/backend/replay"
 	"steward/backend/run"
+	"steward/backend/sandbox"
 	"steward/backend/store"
 	"steward/backend/tool"
 	browsertools "steward/backend/tools/browser"
@@ -152,13 +153,16 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Commands run in bubblewrap where it works, and never see the data
+	// directory with its token and keys.
+	sb := sandbox.New(sandbox.Options{Hide: []string{cfg.Home}, Getenv: getenv})
 	tools := tool.NewRegistry()
 	// One browser per run, started on its first browser call; the run's end
 	// closes it and makes the recording.
 	browsers := browsertools.NewManager(browsertools.Options{Chromium: cfg.Browser.Chromium, Logf: logger.Printf,
 		Record: cfg.Browser.Recording(), Downloads: cfg.Browser.Downloads})
 	tools.AddRunEnder(browsers)
-	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(), interact.Tools(), browsers.Tools()) {
+	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(&shell.Options{Sandbox: sb}), git.Tools(), interact.Tools(), browsers.Tools()) {
 		if err := tools.Register(t); err != nil {
 			st.Close()
 			return nil, err
