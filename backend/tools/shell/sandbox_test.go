@@ -221,7 +221,6 @@ func TestSandboxFileSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe := filepath.Join(home, fmt.Sprintf(".steward-sandbox-probe-%d", os.Getpid()))
-	t.Cleanup(func() { os.Remove(probe) })
 
 	t.Run("workspace is writable", func(t *testing.T) {
 		res := f.run(t, map[string]any{"command": "mkdir -p sub/deep && echo written > sub/deep/f.txt"})
@@ -247,10 +246,11 @@ func TestSandboxFileSystem(t *testing.T) {
 		readOnly   bool // fails with a read-only file system, and the note says so
 	}{
 		{"home folder", probe, true},
-		{"system folder", "/usr/steward-sandbox-probe", true},
+		{"system folder", fmt.Sprintf("/usr/steward-sandbox-probe-%d", os.Getpid()), true},
 		{"next to the workspace", filepath.Join(f.outside, "x.txt"), false}, // in /tmp: private, so not the host's
 	}
 	for _, tt := range tests {
+		t.Cleanup(func() { os.Remove(tt.path) }) // should the test fail
 		t.Run("cannot write the "+tt.name, func(t *testing.T) {
 			res := f.run(t, map[string]any{"command": "mkdir -p $(dirname " + tt.path + ") && echo x > " + tt.path})
 			if _, err := os.Stat(tt.path); err == nil {
