@@ -64,6 +64,9 @@ type Input struct {
 	// domain of the page a browser tool acts on), in place of the one read
 	// from Args.
 	Key *string
+	// Sandbox says, for a tool whose program runs in the OS sandbox,
+	// whether the sandbox can confine this call (see sandbox.go).
+	Sandbox Sandbox
 }
 
 // Decision is an effect and the reason shown in the audit log.
@@ -78,7 +81,7 @@ type Decision struct {
 // match. Unknown modes and risks fail closed: they ask (or deny when
 // unattended).
 func Decide(in Input) Decision {
-	d := decide(in)
+	d := unsandboxed(in, decide(in))
 	if d.Effect == Ask && in.Unattended {
 		return Decision{Effect: Deny, Reason: "unattended run: nobody to ask, so " + d.Reason + " is denied"}
 	}

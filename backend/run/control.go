@@ -299,6 +299,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, node string) CommandRes
 	fc.Agent.Provider, fc.Agent.Model, fc.Agent.Demo = m.Name, m.Model, m.Demo
 	fc.ForkedFrom = &event.NodeRef{RunID: r.ID, NodeID: node}
 	fc.ReplayOf = "" // a fork of a replay goes on live: it is no replay
+	fc.Sandbox = eventSandbox(s.sandboxState(src.agent))
 	fc.History = toEventMessages(history)
 	_, err = s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", fc)

@@ -192,7 +192,7 @@ func (s *Sandbox) probe() (string, error) {
 		bw = p
 	}
 	if p, err := exec.LookPath(bw); err != nil {
-		return "", fmt.Errorf("%w: bubblewrap is not at %s: %v", ErrUnavailable, bw, err)
+		return "", fmt.Errorf("%w: bubblewrap is not at %s", ErrUnavailable, bw)
 	} else if bw, err = filepath.Abs(p); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
