@@ -203,7 +203,7 @@ const tokenFile = "token"
 // Token returns the API token: STEWARD_TOKEN when set, else the token kept in
 // the data directory, generated (mode 0600) on first use.
 func (c Config) Token(getenv func(string) string) (string, error) {
-	if t := getenv("STEWARD_TOKEN"); t != "" {
+	if t := getenv(tokenEnv); t != "" {
 		if len(t) < 16 {
 			return "", errors.New("STEWARD_TOKEN must be at least 16 characters")
 		}
