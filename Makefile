@@ -85,7 +85,8 @@ test: vet test-ui test-go test-race test-desktop
 
 # The figures the issues ask for, as medians of 5 runs: event appends per
 # second with group commit, the engine's overhead per step at the start and
-# the end of a 200-step run, and how fast pause and cancel take effect.
+# the end of a 200-step run, how fast pause and cancel take effect, and what
+# the command sandbox costs a command.
 bench: deps build
 	@mkdir -p bin
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Append' -benchtime 200000x -count 5 ./backend/store | tee bin/bench.txt
@@ -96,6 +97,9 @@ bench: deps build
 	TMPDIR=$$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp} ) \
 		go test -tags '$(TAGS)' -run '^$$' -bench 'Grep100k|Glob100k' -benchtime 3x -count 5 ./backend/tools/fs | tee -a bin/bench.txt
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Write1MB' -benchtime 20x -count 5 ./backend/tools/fs | tee -a bin/bench.txt
+	# What the command sandbox costs a command: run_command true outside and
+	# inside bubblewrap, medians of 20 each per run, and their difference.
+	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) go test -tags '$(TAGS)' -run '^$$' -bench 'SandboxCost' -benchtime 1x -count 5 ./backend/tools/shell | tee -a bin/bench.txt
 	# The browser tools against pages on loopback: start and close of a
 	# run's Chromium, the snapshot of a 2,000-element page (size and time),
 	# a click with the snapshot it returns, and the encoding of a recording.

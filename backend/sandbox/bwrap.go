@@ -101,6 +101,13 @@ const (
 // there, and a hidden folder inside the workspace (the workspace is the
 // home folder, with its .ssh) is still hidden.
 func (s *Sandbox) args(c Command) []string {
+	fi, err := os.Stat("/var/tmp")
+	return bwrapArgs(c, s.hidden(), err == nil && fi.IsDir())
+}
+
+// bwrapArgs is args for the paths hid, with a private /var/tmp when
+// varTmp.
+func bwrapArgs(c Command, hid []hidden, varTmp bool) []string {
 	a := []string{
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		// Root or not, the command gets no capability: with one it could
@@ -117,15 +124,15 @@ func (s *Sandbox) args(c Command) []string {
 		{"/tmp", rankTmp, []string{"--tmpfs", "/tmp"}},
 		{c.Workspace, rankWorkspace, []string{"--bind", c.Workspace, c.Workspace}},
 	}
-	if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+	if varTmp {
 		mounts = append(mounts, mount{"/var/tmp", rankTmp, []string{"--tmpfs", "/var/tmp"}})
 	}
-	var hid []hidden
-	for _, h := range s.hidden() {
+	var mounted []hidden // the hidden paths that need a mount to be hidden
+	for _, h := range hid {
 		if (within(h.path, "/tmp") || within(h.path, "/var/tmp")) && !within(h.path, c.Workspace) {
 			continue // the private /tmp hides it already
 		}
-		hid = append(hid, h)
+		mounted = append(mounted, h)
 		if h.dir {
 			mounts = append(mounts, mount{h.path, rankHide, []string{"--tmpfs", h.path}})
 		} else {
@@ -137,7 +144,7 @@ func (s *Sandbox) args(c Command) []string {
 	// it up still find it.
 	if home := homeOf(c.Env); home != "" && !within(home, c.Workspace) {
 		gone := within(home, "/tmp") || within(home, "/var/tmp")
-		for _, h := range hid {
+		for _, h := range mounted {
 			gone = gone || (h.dir && within(home, h.path))
 		}
 		if gone {
