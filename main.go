@@ -224,7 +224,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 // newSandbox is the command sandbox: bubblewrap where it works, and the
 // data directory, with its token and keys, hidden from every command.
 func newSandbox(cfg config.Config, getenv func(string) string) *sandbox.Sandbox {
-	return sandbox.New(sandbox.Options{Hide: []string{cfg.Home}, Getenv: getenv})
+	return sandbox.New(sandbox.Options{Hide: []string{cfg.Home}, Caches: cfg.SandboxCachesDir(), Getenv: getenv})
 }
 
 func (s *services) close() {

@@ -197,6 +197,10 @@ func (c Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts"
 // ReplaysDir holds the workspaces made for replays, one folder per replay.
 func (c Config) ReplaysDir() string { return filepath.Join(c.Home, "replays") }
 
+// SandboxCachesDir holds the caches of sandboxed commands, one folder per
+// workspace.
+func (c Config) SandboxCachesDir() string { return filepath.Join(c.Home, "sandbox-cache") }
+
 // tokenFile keeps the generated API token, readable by its owner only.
 const tokenFile = "token"
 

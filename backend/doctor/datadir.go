@@ -12,8 +12,8 @@ import (
 // private are what the data directory holds that must be its owner's alone:
 // the database and its journal (every event of every run), the token, the
 // config file (it may hold keys), and the folders of file contents,
-// artifacts and replays.
-var private = []string{"steward.db", "steward.db-wal", "steward.db-shm", "token", "config.json", "blobs", "artifacts", "replays"}
+// artifacts, replays and the sandbox's caches.
+var private = []string{"steward.db", "steward.db-wal", "steward.db-shm", "token", "config.json", "blobs", "artifacts", "replays", "sandbox-cache"}
 
 // dataDirChecks checks that the data directory and what it holds are open
 // to their owner only: 0700 for folders, 0600 for files (no bit for the

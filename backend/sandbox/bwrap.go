@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -34,12 +36,17 @@ type Command struct {
 	Network bool
 }
 
+// cacheDir is where a sandboxed command finds its caches (XDG_CACHE_HOME).
+const cacheDir = "/tmp/.cache"
+
 // Wrap returns c as bwrap runs it in the sandbox: Path is bwrap, Args its
-// options and then c's program and arguments. Env points the caches and
-// TMPDIR into the private /tmp, so that tools which keep a cache in the
-// home folder work although it is read-only, and no command leaves a cache
-// behind that a later build outside the sandbox would trust. The error
-// wraps ErrUnavailable when the sandbox cannot work here.
+// options and then c's program and arguments. Env points TMPDIR into the
+// private /tmp and the caches (XDG_CACHE_HOME, GOCACHE) into /tmp/.cache,
+// so that tools which keep a cache in the home folder work although it is
+// read-only, and no command leaves a cache behind that a build outside the
+// sandbox would trust. With Options.Caches, /tmp/.cache is the workspace's
+// own folder there, kept from one command to the next. The error wraps
+// ErrUnavailable when the sandbox cannot work here.
 func (s *Sandbox) Wrap(c Command) (Command, error) {
 	if err := s.Available(); err != nil {
 		return Command{}, err
@@ -47,19 +54,39 @@ func (s *Sandbox) Wrap(c Command) (Command, error) {
 	if !filepath.IsAbs(c.Path) || !filepath.IsAbs(c.Workspace) || !filepath.IsAbs(c.Dir) {
 		return Command{}, fmt.Errorf("sandbox: program %q, workspace %q and folder %q must be absolute", c.Path, c.Workspace, c.Dir)
 	}
+	cache, err := s.cacheFor(c.Workspace)
+	if err != nil {
+		return Command{}, err
+	}
 	out := c
 	out.Path = s.bwrap
-	out.Args = s.args(c)
+	out.Args = s.args(c, cache)
 	out.Env = sandboxEnv(c.Env)
 	return out, nil
+}
+
+// cacheFor is the workspace's cache folder under Options.Caches, made when
+// missing; "" without Options.Caches. Each workspace has its own: what a
+// command leaves there reaches only later commands of the same workspace,
+// which it could change anyway, never another workspace's builds.
+func (s *Sandbox) cacheFor(workspace string) (string, error) {
+	if s.o.Caches == "" {
+		return "", nil
+	}
+	sum := sha256.Sum256([]byte(workspace))
+	dir := filepath.Join(s.o.Caches, hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("sandbox: make the workspace's cache folder: %w", err)
+	}
+	return dir, nil
 }
 
 // sandboxEnv is env with TMPDIR and the caches in the private /tmp.
 func sandboxEnv(env []string) []string {
 	set := map[string]string{
 		"TMPDIR":         "/tmp",
-		"XDG_CACHE_HOME": "/tmp/.cache",
-		"GOCACHE":        "/tmp/.cache/go-build",
+		"XDG_CACHE_HOME": cacheDir,
+		"GOCACHE":        cacheDir + "/go-build",
 	}
 	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
@@ -100,14 +127,14 @@ const (
 // inside a hidden folder (a replay's, under the data directory) is still
 // there, and a hidden folder inside the workspace (the workspace is the
 // home folder, with its .ssh) is still hidden.
-func (s *Sandbox) args(c Command) []string {
+func (s *Sandbox) args(c Command, cache string) []string {
 	fi, err := os.Stat("/var/tmp")
-	return bwrapArgs(c, s.hidden(), err == nil && fi.IsDir())
+	return bwrapArgs(c, s.hidden(), cache, err == nil && fi.IsDir())
 }
 
-// bwrapArgs is args for the paths hid, with a private /var/tmp when
-// varTmp.
-func bwrapArgs(c Command, hid []hidden, varTmp bool) []string {
+// bwrapArgs is args for the paths hid, with the folder cache (if any) at
+// /tmp/.cache and a private /var/tmp when varTmp.
+func bwrapArgs(c Command, hid []hidden, cache string, varTmp bool) []string {
 	a := []string{
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		// Root or not, the command gets no capability: with one it could
@@ -123,6 +150,9 @@ func bwrapArgs(c Command, hid []hidden, varTmp bool) []string {
 	mounts := []mount{
 		{"/tmp", rankTmp, []string{"--tmpfs", "/tmp"}},
 		{c.Workspace, rankWorkspace, []string{"--bind", c.Workspace, c.Workspace}},
+	}
+	if cache != "" {
+		mounts = append(mounts, mount{cacheDir, rankWorkspace, []string{"--bind", cache, cacheDir}})
 	}
 	if varTmp {
 		mounts = append(mounts, mount{"/var/tmp", rankTmp, []string{"--tmpfs", "/var/tmp"}})
@@ -220,7 +250,7 @@ func (s *Sandbox) probe() (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bw, s.args(Command{Path: truePath, Dir: dir, Workspace: dir})...)
+	cmd := exec.CommandContext(ctx, bw, s.args(Command{Path: truePath, Dir: dir, Workspace: dir}, "")...)
 	cmd.Env = Env()
 	out, err := cmd.CombinedOutput()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -72,7 +72,7 @@ func TestBwrapArgsOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := Command{Path: "/bin/sh", Args: []string{"-c", "true"}, Dir: tt.ws, Workspace: tt.ws, Env: []string{"HOME=" + tt.home}}
-			args := bwrapArgs(c, hid, false)
+			args := bwrapArgs(c, hid, "", false)
 			got := mountsOf(args)
 			if got[0] != "--ro-bind / /" {
 				t.Fatalf("the first mount is %q, not the read-only root", got[0])
@@ -87,12 +87,24 @@ func TestBwrapArgsOrder(t *testing.T) {
 	}
 }
 
+// TestBwrapArgsCache: the workspace's cache folder is /tmp/.cache, over the
+// private /tmp.
+func TestBwrapArgsCache(t *testing.T) {
+	t.Parallel()
+	c := Command{Path: "/bin/true", Dir: "/w", Workspace: "/w"}
+	got := mountsOf(bwrapArgs(c, nil, "/data/sandbox-cache/0123", false))
+	want := []string{"--ro-bind / /", "--tmpfs /tmp", "--bind /w /w", "--bind /data/sandbox-cache/0123 /tmp/.cache"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mounts\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestBwrapArgsNamespaces(t *testing.T) {
 	t.Parallel()
 	c := Command{Path: "/bin/true", Dir: "/w", Workspace: "/w"}
 	for _, network := range []bool{false, true} {
 		c.Network = network
-		args := strings.Join(bwrapArgs(c, nil, true), " ")
+		args := strings.Join(bwrapArgs(c, nil, "", true), " ")
 		for _, want := range []string{"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop ALL", "--dev /dev", "--proc /proc", "--tmpfs /var/tmp"} {
 			if !strings.Contains(args, want) {
 				t.Errorf("network %v: no %s in %s", network, want, args)

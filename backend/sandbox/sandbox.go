@@ -6,7 +6,10 @@
 // On Linux, the commands of run_command run inside bubblewrap (bwrap), where
 // they see:
 //   - the file system read-only, but for the workspace (read-write) and a
-//     private /tmp and /var/tmp, empty at the start and gone at the end;
+//     private /tmp and /var/tmp, empty at the start and gone at the end,
+//     but for /tmp/.cache, where the caches go (XDG_CACHE_HOME, GOCACHE):
+//     the workspace's own cache folder, kept between its commands, when
+//     Options.Caches is set;
 //   - in place of the folders and files that hold secrets, an empty folder
 //     or file: the data directory (database, token, blobs, config.json with
 //     stored keys), the person's credential folders and files (Credentials:
@@ -131,6 +134,10 @@ type Options struct {
 	// Hide lists folders and files that commands must not see besides the
 	// credentials (see Credentials): the data directory.
 	Hide []string
+	// Caches is a folder where each workspace gets a cache folder of its
+	// own (Go's build cache, pip's, ...), mounted at /tmp/.cache and kept
+	// from one command to the next; empty gives each command an empty one.
+	Caches string
 	// Getenv reads the server's environment for HOME, XDG_CONFIG_HOME and
 	// the variables that name credential files (see Credentials); nil is
 	// os.Getenv.

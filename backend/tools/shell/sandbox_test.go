@@ -321,3 +321,25 @@ func (f fixture) runIn(t *testing.T, env tool.Env, args map[string]any) tool.Res
 	}
 	return res
 }
+
+// TestSandboxCacheKeptPerWorkspace: what a command leaves in /tmp/.cache (Go's
+// build cache and the like) the next command of the same workspace finds;
+// another workspace does not, and the rest of /tmp is gone.
+func TestSandboxCacheKeptPerWorkspace(t *testing.T) {
+	t.Parallel()
+	caches := t.TempDir()
+	f := newSandboxFixture(t, sandbox.Options{Caches: caches}, sandbox.Settings{})
+	other := f.env
+	other.Workspace = f.outside
+	write := f.run(t, map[string]any{"command": `echo kept > "$XDG_CACHE_HOME/entry" && echo gone > /tmp/entry && echo "$GOCACHE"`})
+	if write.IsError || !strings.HasPrefix(write.Output, "/tmp/.cache/go-build\n") {
+		t.Fatalf("%s: %s", write.Code, write.Output)
+	}
+	read := `cat /tmp/.cache/entry /tmp/entry 2>&1; true`
+	if res := f.run(t, map[string]any{"command": read}); !strings.HasPrefix(res.Output, "kept\ncat: /tmp/entry: No such file or directory") {
+		t.Errorf("the same workspace's next command: %s", res.Output)
+	}
+	if res := f.runIn(t, other, map[string]any{"command": read}); strings.Contains(res.Output, "kept") {
+		t.Errorf("another workspace sees the cache: %s", res.Output)
+	}
+}
