@@ -249,6 +249,7 @@ func TestExplain(t *testing.T) {
 		{"hidden path", "cat: " + home + "/.ssh/id_rsa: No such file or directory", false, []string{home + "/.ssh is hidden from commands"}},
 		{"hidden path by ~", "ls: cannot access '~/.ssh': No such file", false, []string{"~/.ssh is hidden from commands"}},
 		{"nothing to say", "FAIL: TestSomething", false, nil},
+		{"bwrap failed", "bwrap: Can't mkdir /w: Read-only file system", true, []string{"the sandbox could not be set up", "write only in the workspace"}},
 	}
 	for _, tt := range tests {
 		c.Network = tt.network

@@ -23,6 +23,10 @@ var readOnly = regexp.MustCompile(`(?i)read-only file system|erofs`)
 // names is hidden. It returns nothing for output that shows none of these.
 func (s *Sandbox) Explain(c Command, output string) []string {
 	var notes []string
+	if strings.HasPrefix(output, "bwrap: ") {
+		notes = append(notes, "the sandbox could not be set up for this command (bubblewrap's message is above): "+
+			"the command did not run; tell the user, who can check the machine with steward doctor")
+	}
 	if !c.Network && netFailure.MatchString(output) {
 		notes = append(notes, "network is off for this agent: commands run in a sandbox with no network, "+
 			"so neither the internet nor servers on this machine (loopback) can be reached. "+

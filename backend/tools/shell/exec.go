@@ -78,8 +78,8 @@ type Outcome struct {
 //
 // Exec returns when the leader has exited and nothing of its process group
 // is left: when Timeout passes or ctx ends, and when the leader exits while
-// processes it started still run, the group gets SIGTERM and, KillGrace
-// later, SIGKILL. A process that started a session of its own is out of
+// processes it started still run (settleWait after it), the group gets
+// SIGTERM and, KillGrace later, SIGKILL. A process that started a session of its own is out of
 // reach (that needs cgroups); Outcome.Escaped tells when one held the
 // output open.
 //
