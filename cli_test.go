@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +215,32 @@ func TestCLIBudgetPauseAndRaise(t *testing.T) {
 	}
 	if code != 0 {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// TestCLIDoctor: steward doctor checks the machine, one line per check, and
+// fails on a data directory other users can read.
+func TestCLIDoctor(t *testing.T) {
+	t.Parallel()
+	private := t.TempDir()
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, code := stewardCmd(t, "", []string{"STEWARD_HOME=" + private}, "doctor")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, name := range []string{"sandbox", "chromium", "ffmpeg", "providers", "data directory"} {
+		if !regexp.MustCompile(`(?m)^(ok|warn|fail) +` + name + ` `).MatchString(out) {
+			t.Errorf("no %s check:\n%s", name, out)
+		}
+	}
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, code = stewardCmd(t, "", []string{"STEWARD_HOME=" + open}, "doctor")
+	if code != 1 || !strings.Contains(out, "fail  data directory  open to other users of this machine: "+open+" (0755)") {
+		t.Errorf("exit %d with a data directory open to all:\n%s", code, out)
 	}
 }

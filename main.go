@@ -37,6 +37,7 @@ import (
 	"steward/backend/redact"
 	"steward/backend/replay"
 	"steward/backend/run"
+	"steward/backend/sandbox"
 	"steward/backend/store"
 	"steward/backend/tool"
 	browsertools "steward/backend/tools/browser"
@@ -60,6 +61,7 @@ Usage:
   steward export RUN -o FILE   export a run (--format steward, html, otlp, video)
   steward import FILE          import a recording as a read-only run
   steward replay FILE          replay a recording as a new run of one of your agents (--agent, --tools recorded|live)
+  steward doctor               check this machine: command sandbox, Chromium, ffmpeg, providers, data directory
   steward version              print the version
 
 Run 'steward COMMAND --help' for the flags of a command.
@@ -73,7 +75,14 @@ Environment:
 `
 
 func main() {
-	os.Exit(realMain(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+	// First of all: no child process, whoever starts it, inherits a key or
+	// the token; Steward reads them from getenv.
+	getenv, err := config.TakeSecrets()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "steward:", err)
+		os.Exit(1)
+	}
+	os.Exit(realMain(os.Args[1:], getenv, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func realMain(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -103,6 +112,8 @@ func realMain(args []string, getenv func(string) string, stdin io.Reader, stdout
 		return importCmd(args, getenv, stdout, stderr)
 	case "replay":
 		return replayCmd(args, getenv, stdin, stdout, stderr)
+	case "doctor":
+		return doctorCmd(args, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "steward", version)
 	case "help", "-h", "--help":
@@ -134,6 +145,7 @@ type services struct {
 	blobs    *workspace.Blobs
 	settings *config.Settings
 	browser  *browsertools.Manager
+	sandbox  *sandbox.Sandbox
 	exchange *exchange.Service
 	replays  *replay.Service
 	logger   *log.Logger
@@ -163,13 +175,15 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	if err != nil {
 		return nil, err
 	}
+	sb := newSandbox(cfg, getenv)
 	tools := tool.NewRegistry()
 	// One browser per run, started on its first browser call; the run's end
 	// closes it and makes the recording.
 	browsers := browsertools.NewManager(browsertools.Options{Chromium: cfg.Browser.Chromium, Logf: logger.Printf,
 		Record: cfg.Browser.Recording(), Downloads: cfg.Browser.Downloads})
 	tools.AddRunEnder(browsers)
-	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(git.Options{UserConfig: cfg.Git.UserConfig}), interact.Tools(), browsers.Tools()) {
+	for _, t := range slices.Concat(fstools.Tools(), shell.Tools(&shell.Options{Sandbox: sb}), git.Tools(git.Options{UserConfig: cfg.Git.UserConfig}),
+		interact.Tools(), browsers.Tools()) {
 		if err := tools.Register(t); err != nil {
 			st.Close()
 			return nil, err
@@ -196,7 +210,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	}
 	prices := config.NewPrices(cfg.Prices)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Redact: secrets.String, Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir()})
+		Redact: secrets.String, Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Artifacts: cfg.ArtifactsDir(), Sandbox: sb})
 	agents := agent.NewService(st, func(n string) bool { _, ok := tools.Lookup(n); return ok }, newID, time.Now)
 	if err := agents.EnsureDefault(context.Background()); err != nil {
 		st.Close()
@@ -211,7 +225,13 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 	replays := replay.NewService(replay.Config{Runs: runs, Log: st, Blobs: blobs, Tools: tools, Inbox: in, Models: models,
 		Dir: cfg.ReplaysDir(), Logf: logger.Printf, Redact: secrets.String})
 	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
-		settings: settings, browser: browsers, exchange: ex, replays: replays, logger: logger}, nil
+		settings: settings, browser: browsers, sandbox: sb, exchange: ex, replays: replays, logger: logger}, nil
+}
+
+// newSandbox is the command sandbox: bubblewrap where it works, and the
+// data directory, with its token and keys, hidden from every command.
+func newSandbox(cfg config.Config, getenv func(string) string) *sandbox.Sandbox {
+	return sandbox.New(sandbox.Options{Hide: []string{cfg.Home}, Caches: cfg.SandboxCachesDir(), Getenv: getenv})
 }
 
 func (s *services) close() {
@@ -277,7 +297,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
 		Blobs: s.blobs, Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
-		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser, Exchange: s.exchange, Replays: s.replays,
+		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser, Exchange: s.exchange, Replays: s.replays, Sandbox: s.sandbox,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port
 	h.SetPort(port)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"steward/backend/policy"
+	"steward/backend/sandbox"
 )
 
 // Providers an agent can name. Auto picks OpenAI (or a compatible server)
@@ -82,6 +83,15 @@ type Agent struct {
 	// a reference only. Turn it on only for a model that accepts images
 	// (GPT-4o and later, Claude 3 and later, llava...): others reject the call.
 	SendImages bool `json:"send_images,omitempty"`
+	// Sandbox confines the agent's commands (see package sandbox): auto (the
+	// default) runs them in the OS sandbox wherever it works, and elsewhere
+	// asks the person about each one, whatever the mode; on refuses the
+	// commands it cannot sandbox; off runs them as the server's user, able
+	// to read and change whatever that user can (a risk).
+	Sandbox string `json:"sandbox,omitempty"`
+	// SandboxNetwork (off, the default, or on) gives sandboxed commands
+	// the network, loopback included.
+	SandboxNetwork string `json:"sandbox_network,omitempty"`
 	// Script is "demo" or a path to a script file, for the script provider.
 	Script    string `json:"script,omitempty"`
 	CreatedAt int64  `json:"created_at"`
@@ -105,6 +115,13 @@ func (a *Agent) Normalize() {
 	if a.Tools == nil {
 		a.Tools = []string{}
 	}
+	set := a.SandboxSettings()
+	a.Sandbox, a.SandboxNetwork = set.EffectiveMode(), set.EffectiveNetwork()
+}
+
+// SandboxSettings are the agent's sandbox settings.
+func (a Agent) SandboxSettings() sandbox.Settings {
+	return sandbox.Settings{Mode: a.Sandbox, Network: a.SandboxNetwork}
 }
 
 // Validate checks a normalised definition. toolExists reports whether a tool
@@ -123,6 +140,9 @@ func (a *Agent) Validate(toolExists func(string) bool) error {
 	}
 	if !policy.ValidMode(a.Mode) {
 		return bad("mode %q is not one of %s", a.Mode, strings.Join(policy.Modes, ", "))
+	}
+	if err := a.SandboxSettings().Validate(); err != nil {
+		return bad("%v", strings.TrimPrefix(err.Error(), sandbox.ErrInvalid.Error()+": "))
 	}
 	if err := policy.ValidateRules(a.Rules); err != nil {
 		return bad("%v", strings.TrimPrefix(err.Error(), policy.ErrInvalidRule.Error()+": "))

@@ -65,6 +65,14 @@ func TestValidate(t *testing.T) {
 		{"empty domain", func(a *Agent) { a.Domains = []string{""} }, "empty domain"},
 		{"domain with space", func(a *Agent) { a.Domains = []string{"exa mple.com"} }, "not a host name"},
 		{"send images", func(a *Agent) { a.SendImages = true }, ""},
+		{"sandbox auto", func(a *Agent) { a.Sandbox = "auto" }, ""},
+		{"sandbox on", func(a *Agent) { a.Sandbox = "on" }, ""},
+		{"sandbox off", func(a *Agent) { a.Sandbox = "off" }, ""},
+		{"sandbox unknown", func(a *Agent) { a.Sandbox = "maybe" }, `sandbox "maybe" is not one of auto, on, off`},
+		{"sandbox in capitals", func(a *Agent) { a.Sandbox = "On" }, `sandbox "On" is not one of auto, on, off`},
+		{"sandbox network on", func(a *Agent) { a.SandboxNetwork = "on" }, ""},
+		{"sandbox network off", func(a *Agent) { a.SandboxNetwork = "off" }, ""},
+		{"sandbox network unknown", func(a *Agent) { a.SandboxNetwork = "loopback" }, `sandbox_network "loopback" is not one of off, on`},
 		{"negative budget", func(a *Agent) { a.MaxCostUSD = -1 }, "max_cost_usd"},
 		{"bad wall time", func(a *Agent) { a.MaxWallTime = "forever" }, "max_wall_time"},
 		{"wall time ok", func(a *Agent) { a.MaxWallTime = "90m"; a.MaxTokens = 1000; a.MaxCostUSD = 0.5 }, ""},
@@ -84,5 +92,19 @@ func TestValidate(t *testing.T) {
 				t.Errorf("Validate = %v, want ErrInvalid naming %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestNormalizeFillsSandboxDefaults(t *testing.T) {
+	t.Parallel()
+	a := Agent{Name: "x"}
+	a.Normalize()
+	if a.Sandbox != "auto" || a.SandboxNetwork != "off" {
+		t.Errorf("sandbox %q, sandbox_network %q; want auto and off", a.Sandbox, a.SandboxNetwork)
+	}
+	b := Agent{Name: "x", Sandbox: "off", SandboxNetwork: "on"}
+	b.Normalize()
+	if b.Sandbox != "off" || b.SandboxNetwork != "on" {
+		t.Errorf("sandbox %q, sandbox_network %q were changed", b.Sandbox, b.SandboxNetwork)
 	}
 }

@@ -123,8 +123,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
 	p, demo, note := s.cfg.Models.Describe(r.Context())
-	writeJSON(w, http.StatusOK, Info{Version: s.cfg.Version, DefaultWorkspace: s.cfg.DefaultWorkspace, Provider: p, Demo: demo, Note: note,
-		Desktop: s.cfg.Desktop != nil})
+	out := Info{Version: s.cfg.Version, DefaultWorkspace: s.cfg.DefaultWorkspace, Provider: p, Demo: demo, Note: note,
+		Desktop: s.cfg.Desktop != nil, Sandbox: SandboxInfo{Available: true}}
+	if s.cfg.Sandbox == nil {
+		out.Sandbox = SandboxInfo{Reason: "no sandbox was set up for commands"}
+	} else if err := s.cfg.Sandbox.Available(); err != nil {
+		out.Sandbox = SandboxInfo{Reason: err.Error()}
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -232,7 +238,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Mode: in.Mode, Rules: in.Rules})
+	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Mode: in.Mode, Rules: in.Rules,
+		Sandbox: in.Sandbox, SandboxNetwork: in.SandboxNetwork})
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func newEnvWith(t *testing.T, edit func(*api.Config)) *env {
 		}
 	})
 	tools := tool.NewRegistry()
-	for _, tl := range slices.Concat(fstools.Tools(), shell.Tools(), git.Tools(git.Options{}), interact.Tools()) {
+	for _, tl := range slices.Concat(fstools.Tools(), shell.Tools(nil), git.Tools(git.Options{}), interact.Tools()) {
 		if err := tools.Register(tl); err != nil {
 			t.Fatal(err)
 		}

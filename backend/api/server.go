@@ -108,6 +108,9 @@ type Config struct {
 	Exchange Exchange
 	// Replays replays runs; nil answers 501.
 	Replays Replayer
+	// Sandbox says whether commands can be sandboxed here (GET /info);
+	// nil is a machine where they cannot.
+	Sandbox interface{ Available() error }
 	Bus     *event.Bus
 	UI      fs.FS
 	Logf    func(format string, args ...any)

@@ -25,6 +25,16 @@ type Info struct {
 	// Desktop is set when the server runs for the desktop window, which
 	// offers native dialogs (POST /api/v1/desktop/folder).
 	Desktop bool `json:"desktop,omitempty"`
+	// Sandbox says whether commands can be sandboxed on this machine.
+	Sandbox SandboxInfo `json:"sandbox"`
+}
+
+// SandboxInfo says whether the command sandbox works on this machine, and
+// why not when it does not: then agents in sandbox mode auto ask about
+// every command, and those in mode on refuse them.
+type SandboxInfo struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // Agent is an agent with what "auto" resolves to here.
@@ -61,6 +71,10 @@ type AgentInput struct {
 	// what an unanswered approval becomes, and when.
 	ApprovalTimeout string `json:"approval_timeout,omitempty"`
 	ApprovalDefault string `json:"approval_default,omitempty"`
+	// Sandbox (auto, on, off) and SandboxNetwork (off, on): how the
+	// agent's commands are confined.
+	Sandbox        string `json:"sandbox,omitempty"`
+	SandboxNetwork string `json:"sandbox_network,omitempty"`
 }
 
 func (in AgentInput) agent() agent.Agent {
@@ -68,7 +82,7 @@ func (in AgentInput) agent() agent.Agent {
 		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
 		MaxTokens: in.MaxTokens, MaxCostUSD: in.MaxCostUSD, MaxWallTime: in.MaxWallTime,
 		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script, Domains: in.BrowserDomains, SendImages: in.SendImages,
-		ApprovalTimeout: in.ApprovalTimeout, ApprovalDefault: in.ApprovalDefault}
+		ApprovalTimeout: in.ApprovalTimeout, ApprovalDefault: in.ApprovalDefault, Sandbox: in.Sandbox, SandboxNetwork: in.SandboxNetwork}
 }
 
 // Usage is a token account.
@@ -154,6 +168,10 @@ type StartRun struct {
 	// Mode overrides the agent's permission mode; Rules add to its rules.
 	Mode  string        `json:"mode,omitempty"`
 	Rules []policy.Rule `json:"rules,omitempty"`
+	// Sandbox (auto, on, off) and SandboxNetwork (off, on) override the
+	// agent's sandbox settings.
+	Sandbox        string `json:"sandbox,omitempty"`
+	SandboxNetwork string `json:"sandbox_network,omitempty"`
 }
 
 // Interaction is an approval request.

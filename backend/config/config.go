@@ -209,13 +209,17 @@ func (c Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts"
 // ReplaysDir holds the workspaces made for replays, one folder per replay.
 func (c Config) ReplaysDir() string { return filepath.Join(c.Home, "replays") }
 
+// SandboxCachesDir holds the caches of sandboxed commands, one folder per
+// workspace.
+func (c Config) SandboxCachesDir() string { return filepath.Join(c.Home, "sandbox-cache") }
+
 // tokenFile keeps the generated API token, readable by its owner only.
 const tokenFile = "token"
 
 // Token returns the API token: STEWARD_TOKEN when set, else the token kept in
 // the data directory, generated (mode 0600) on first use.
 func (c Config) Token(getenv func(string) string) (string, error) {
-	if t := getenv("STEWARD_TOKEN"); t != "" {
+	if t := getenv(tokenEnv); t != "" {
 		if len(t) < 16 {
 			return "", errors.New("STEWARD_TOKEN must be at least 16 characters")
 		}

@@ -116,6 +116,9 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 					demo = c.paint("33", " [demo script: no model is called]")
 				}
 				fmt.Fprintf(c.Out, "%s %s, agent %s (%s %s)%s\n  workspace %s\n", c.paint("1", "run"), ev.RunID, d.Agent.Name, d.Agent.Provider, d.Agent.Model, demo, d.Workspace)
+				if note := sandboxNote(d.Sandbox); note != "" {
+					fmt.Fprintf(c.Out, "  %s\n", c.paint("33", note))
+				}
 			case event.LLMDelta:
 				var d event.LLMDeltaData
 				_ = ev.Decode(&d)
@@ -347,3 +350,17 @@ func clip(s string, max int) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ") }
+
+// sandboxNote says what becomes of the run's commands when the sandbox does
+// not confine them; "" when it does, or the run does not say.
+func sandboxNote(s *event.Sandbox) string {
+	switch {
+	case s == nil || s.Confined:
+		return ""
+	case s.Mode == "off":
+		return "the sandbox is off for this agent: commands see what Steward's user sees"
+	case s.Mode == "on":
+		return "commands are refused: the sandbox is on and cannot work here (" + s.Reason + ")"
+	}
+	return "commands are not sandboxed here (" + s.Reason + "): each one asks first"
+}

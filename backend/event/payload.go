@@ -28,6 +28,22 @@ type RunCreatedData struct {
 	// ReplayOf is the id of the recorded run this run replays (steward
 	// replay): a new run linked to its source.
 	ReplayOf string `json:"replay_of,omitempty"`
+	// Sandbox is what became of the run's commands on the machine that
+	// started it, so that every surface can say when they are not
+	// sandboxed.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+}
+
+// Sandbox is a run's command sandbox: its settings, and whether it confines
+// the run's commands on this machine.
+type Sandbox struct {
+	Mode    string `json:"mode"`    // auto, on or off
+	Network string `json:"network"` // off or on
+	// Confined means commands run in the sandbox. When they do not, Reason
+	// says why, and with mode auto every command asks; with mode on every
+	// command is refused.
+	Confined bool   `json:"confined"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Rule is a permission rule as recorded (policy.Rule on the wire).

@@ -79,6 +79,9 @@ type Input struct {
 	// tool refuses such a call when it runs).
 	Touched bool
 	Touches []tool.Touch
+	// Sandbox says, for a tool whose program runs in the OS sandbox,
+	// whether the sandbox can confine this call (see sandbox.go).
+	Sandbox Sandbox
 }
 
 // Decision is an effect and the reason shown in the audit log.
@@ -98,7 +101,7 @@ type Decision struct {
 // takes the strictest decision. Unknown modes and risks fail closed: they
 // ask (or deny when unattended).
 func Decide(in Input) Decision {
-	d := decide(in)
+	d := unsandboxed(in, decide(in))
 	if d.Risk == "" {
 		d.Risk = in.Risk
 	}

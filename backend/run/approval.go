@@ -26,9 +26,10 @@ type decision struct{ Decision, Feedback, Code string }
 // callTool refuses them when their turn comes.
 func (s *Service) screen(ctx context.Context, a *active) error {
 	type screened struct {
-		call llm.ToolCall
-		ts   *toolState
-		risk tool.Risk
+		call      llm.ToolCall
+		ts        *toolState
+		risk      tool.Risk
+		sandboxed bool // the tool's program runs in the OS sandbox
 	}
 	a.mu.Lock()
 	ag := a.st.agent
@@ -45,7 +46,7 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		if _, valid := a.st.registry.Validate(c.Name, c.Arguments); !valid {
 			continue
 		}
-		todo = append(todo, screened{c, t, spec.Risk})
+		todo = append(todo, screened{c, t, spec.Risk, spec.Sandboxed})
 	}
 	pol := policy.Input{Mode: ag.Mode, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
 	group, env := a.st.lastLLM, a.st.env
@@ -58,10 +59,14 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		return err
 	}
 	pol.Rules = rules
+	box := sandboxPolicy(s.sandboxState(ag))
 	var asks []screened
 	for _, c := range todo {
 		in := pol
 		in.Tool, in.Risk, in.Args = c.call.Name, c.risk, c.call.Arguments
+		if c.sandboxed {
+			in.Sandbox = box
+		}
 		if key, ok := a.st.registry.Key(c.call.Name, env, c.call.Arguments); ok {
 			in.Key = &key
 		}

@@ -120,6 +120,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 	fc.ForkedFrom = &event.NodeRef{RunID: r.ID, NodeID: node}
 	fc.ReplayOf = "" // a fork of a replay goes on live: it is no replay
 	fc.History = toEventMessages(history)
+	fc.Sandbox = eventSandbox(s.sandboxState(spec)) // as the fork's commands will run here, now
 	_, err = s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", fc)
 	}, func(a *active) {

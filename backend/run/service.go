@@ -150,6 +150,10 @@ type Config struct {
 	// tools produce (screenshots, recordings), one folder per run; empty
 	// keeps none.
 	Artifacts string
+	// Sandbox says whether commands can be sandboxed here; nil is a
+	// machine where they cannot, so that every command of a run in
+	// sandbox mode auto asks.
+	Sandbox Sandbox
 }
 
 // Service runs agents.
@@ -215,6 +219,9 @@ type StartParams struct {
 	Mode string
 	// Rules add to the agent's permission rules for this run.
 	Rules []policy.Rule
+	// Sandbox (auto, on, off) and SandboxNetwork (off, on) override the
+	// agent's sandbox settings when set.
+	Sandbox, SandboxNetwork string
 	// ReplayOf is the recorded run this run replays, if any.
 	ReplayOf string
 	// Paused, when set, is the reason the run starts paused: nothing runs
@@ -330,6 +337,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		global = nil
 	}
 	p.Agent = effective(p.Agent, p.Mode, p.Rules, global)
+	boxed, err := withSandbox(p.Agent, p.Sandbox, p.SandboxNetwork)
+	if err != nil {
+		return store.Run{}, err
+	}
+	p.Agent = boxed
 	root, err := workspace.Open(p.Workspace)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
@@ -370,6 +382,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		BreakBefore:  union(p.Agent.BreakBefore, p.BreakBefore),
 		Limits:       &limits,
 		ReplayOf:     p.ReplayOf,
+		Sandbox:      eventSandbox(s.sandboxState(p.Agent)),
 	}
 	a, err := s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", created)

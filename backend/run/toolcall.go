@@ -150,7 +150,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	}
 	a.mu.Lock()
 	env.Files = a.toolFiles()
-	env.NodeID, env.Domains = node, a.st.agent.Domains
+	env.NodeID, env.Domains, env.Sandbox = node, a.st.agent.Domains, a.st.agent.SandboxSettings()
 	exec := spec.Risk == tool.RiskExec && a.files != nil
 	if exec {
 		a.files.exec = node // what the watcher sees meanwhile is this command's doing

@@ -10,6 +10,8 @@ package tool
 import (
 	"context"
 	"encoding/json"
+
+	"steward/backend/sandbox"
 )
 
 // Risk says what a tool can do, for the permission policy and the UI.
@@ -30,6 +32,10 @@ type Spec struct {
 	Description string          `json:"description"`
 	Risk        Risk            `json:"risk"`
 	Schema      json.RawMessage `json:"schema"`
+	// Sandboxed means the tool runs its program in the OS sandbox (package
+	// sandbox) when the run's settings and the machine allow it; the
+	// policy asks about each of its calls that mode auto cannot sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // Env is what a call may know of its run.
@@ -55,6 +61,9 @@ type Env struct {
 	// say how many they left out, never which. nil withholds nothing. It
 	// is safe for concurrent use.
 	Withheld func(Touch) bool
+	// Sandbox are the run's sandbox settings, for the tools whose programs
+	// run in the OS sandbox.
+	Sandbox sandbox.Settings
 }
 
 // Access is how a call touches a path.

@@ -41,6 +41,13 @@ func Must[A any](t *Typed[A], err error) *Typed[A] {
 	return t
 }
 
+// Sandboxed marks the tool as one whose program runs in the OS sandbox
+// (Spec.Sandboxed), and returns it.
+func (t *Typed[A]) Sandboxed() *Typed[A] {
+	t.spec.Sandboxed = true
+	return t
+}
+
 // Spec implements Tool.
 func (t *Typed[A]) Spec() Spec { return t.spec }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"steward/backend/sandbox"
 	"steward/backend/tool"
 	"steward/backend/tools/browser/video"
 )
@@ -92,6 +93,11 @@ func (m *Manager) start(ctx context.Context, env tool.Env) (*session, error) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(viewportW, viewportH),
+		// The browser starts with the allowlisted environment only: no
+		// provider key or server token of Steward's reaches it, or the
+		// processes it starts.
+		chromedp.NoInheritEnv,
+		chromedp.Env(sandbox.Env()...),
 	)
 	if os.Geteuid() == 0 {
 		// Chromium's sandbox refuses to run as root.

@@ -24,6 +24,11 @@ const (
 	// reapWait bounds the wait for the leader after SIGKILL, which only a
 	// process stuck in the kernel (a dead NFS mount) survives for long.
 	reapWait = 5 * time.Second
+	// settleWait is how long a member of the group that is exiting as the
+	// leader is reaped has to go before it counts as left running: in the
+	// sandbox, bwrap's init process ends a moment after bwrap, once it has
+	// reaped the command.
+	settleWait = 100 * time.Millisecond
 )
 
 // Command is a program for Exec to run.
@@ -73,8 +78,8 @@ type Outcome struct {
 //
 // Exec returns when the leader has exited and nothing of its process group
 // is left: when Timeout passes or ctx ends, and when the leader exits while
-// processes it started still run, the group gets SIGTERM and, KillGrace
-// later, SIGKILL. A process that started a session of its own is out of
+// processes it started still run (settleWait after it), the group gets
+// SIGTERM and, KillGrace later, SIGKILL. A process that started a session of its own is out of
 // reach (that needs cgroups); Outcome.Escaped tells when one held the
 // output open.
 //
@@ -143,7 +148,7 @@ func Exec(ctx context.Context, c Command) (Outcome, error) {
 	o.Elapsed = time.Since(start)
 	pgid := cmd.Process.Pid
 	if exited {
-		o.Lingering = groupAlive(pgid)
+		o.Lingering = lingers(pgid)
 	}
 	if !exited || o.Lingering {
 		w := waited
@@ -186,6 +191,19 @@ func Exec(ctx context.Context, c Command) (Outcome, error) {
 		return o, fmt.Errorf("wait for %s: %w", c.Path, waitErr)
 	}
 	return o, nil
+}
+
+// lingers reports whether processes of the group pgid still run once the
+// leader exited, giving those that are ending settleWait to go.
+func lingers(pgid int) bool {
+	limit := time.Now().Add(settleWait)
+	for groupAlive(pgid) {
+		if time.Now().After(limit) {
+			return true
+		}
+		time.Sleep(pollInterval / 10)
+	}
+	return false
 }
 
 // stopped is what stopGroup saw.

@@ -10,11 +10,16 @@
 // the call stop the whole group, SIGTERM then SIGKILL, background processes
 // included, and the call returns only once they are gone.
 //
-// run_command is not a sandbox: the working directory starts inside the
-// workspace, but the command can reach whatever the server's user can.
-// Confinement here means that the start point is checked and that no secret
-// of the server is handed over; what a command may do at all is decided by
-// the permission policy (risk exec) and the person who approves it.
+// Where the run's sandbox settings and the machine allow it, the command
+// runs in the OS sandbox (package sandbox): it can change the workspace and
+// a private /tmp only, does not see the data directory, the person's
+// credentials or any other process, and has the network only when the
+// settings give it. A failure the sandbox caused (no network, a read-only
+// folder, a hidden path) carries a note saying so. Mode on refuses a
+// command that cannot be sandboxed; mode off, and auto where the sandbox
+// cannot work, run it as the server's user, seeing what it sees: the
+// permission policy then asks the person about each one. The working
+// directory is checked to be inside the workspace either way.
 package shell
 
 import (
@@ -27,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"steward/backend/sandbox"
 	"steward/backend/tool"
 	"steward/backend/workspace"
 )
@@ -43,6 +49,9 @@ const (
 	CodeInvalidPath  = "invalid_path"
 	CodeNotFound     = "not_found"
 	CodeNotDirectory = "not_directory"
+	// CodeSandbox: the agent's sandbox is on, and it cannot work on this
+	// machine; the message says why.
+	CodeSandbox = "sandbox_unavailable"
 )
 
 // Deadlines of run_command.
@@ -65,7 +74,8 @@ It runs in the workspace root, or in cwd (a directory relative to the workspace 
 Standard input is empty (/dev/null) and there is no terminal: the command must not wait for input. Pass flags such as --yes or --no-input, and do not start editors, pagers, REPLs or anything that asks for a password.
 Output: standard output and standard error as one text, in the order written. Long output keeps its first and last 16 KiB and says how many bytes were cut in between; to see more, filter it (grep, head, tail) or write it to a file and read parts of that file. The result ends with [exit code N]; a non-zero exit code is reported as a failure.
 timeout_s (default 120, at most 1800) bounds the run: when it passes, the command and every process it started are killed and the output so far is returned. Give a larger timeout_s to long builds and test suites. Processes left running in the background (cmd &) are stopped when the command ends, so a server cannot be kept running between calls: start it, use it and stop it within one command.
-The environment has PATH, HOME, the locale and toolchain directories, but no API keys or tokens; TERM is dumb. The command is not confined to the workspace: do not touch files outside it unless asked to. To read and change files prefer the file tools (read_file, edit_file, write_file): their changes are tracked for review and undo.`
+The environment has PATH, HOME, the locale and toolchain directories, but no API keys or tokens; TERM is dumb.
+Where the OS sandbox is in force (the agent's setting, on Linux), the command can change only the workspace and /tmp (private to each command and emptied when it ends; caches such as Go's build cache live there too); the rest of the file system, the home folder included, is read-only; credential folders (~/.ssh, ~/.aws, ...) and Steward's own data are hidden; no other process of the machine is visible; and there is no network, loopback included, unless the agent allows it. A failure the sandbox caused is explained at the end of the result: say so to the user rather than trying to get round it. Where it is not in force, do not touch files outside the workspace unless asked to. To read and change files prefer the file tools (read_file, edit_file, write_file): their changes are tracked for review and undo.`
 
 type runArgs struct {
 	Command  string `json:"command" jsonschema:"the command line, for example: go test ./... 2>&1 | tail -n 40"`
@@ -73,14 +83,25 @@ type runArgs struct {
 	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed; default 120, at most 1800"`
 }
 
-// Tools returns run_command. The shell is bash when the system has one,
-// else /bin/sh; the description tells the model which.
-func Tools() []tool.Tool {
-	sh := findShell()
+// Options configure run_command.
+type Options struct {
+	// Sandbox runs commands in the OS sandbox where the run's settings ask
+	// for it; nil is a machine where it cannot work.
+	Sandbox *sandbox.Sandbox
+}
+
+// Tools returns run_command; nil Options are the zero Options. The shell is
+// bash when the system has one, else /bin/sh; the description tells the
+// model which.
+func Tools(o *Options) []tool.Tool {
+	if o == nil {
+		o = &Options{}
+	}
+	sb, sh := o.Sandbox, findShell()
 	return []tool.Tool{
 		tool.Must(tool.New(RunCommand, fmt.Sprintf(description, sh), tool.RiskExec, func(ctx context.Context, env tool.Env, a runArgs) (tool.Result, error) {
-			return runCommand(ctx, env, sh, a)
-		})),
+			return runCommand(ctx, env, sb, sh, a)
+		})).Sandboxed(),
 	}
 }
 
@@ -98,7 +119,7 @@ func findShell() string {
 	return "/bin/sh"
 }
 
-func runCommand(ctx context.Context, env tool.Env, sh string, a runArgs) (tool.Result, error) {
+func runCommand(ctx context.Context, env tool.Env, sb *sandbox.Sandbox, sh string, a runArgs) (tool.Result, error) {
 	switch {
 	case strings.TrimSpace(a.Command) == "":
 		return tool.Errorf(tool.CodeInvalidArguments, "command is empty"), nil
@@ -107,6 +128,11 @@ func runCommand(ctx context.Context, env tool.Env, sh string, a runArgs) (tool.R
 	case a.TimeoutS < 0 || a.TimeoutS > int(MaxTimeout/time.Second):
 		return tool.Errorf(tool.CodeInvalidArguments, fmt.Sprintf("timeout_s is %d; give a number of seconds from 1 to %d, or omit it for %d",
 			a.TimeoutS, MaxTimeout/time.Second, DefaultTimeout/time.Second)), nil
+	}
+	state := sb.State(env.Sandbox)
+	if state.Refused {
+		return tool.Errorf(CodeSandbox, "The command was not run: the sandbox is on for this agent, and it cannot work on this machine: "+
+			state.Reason+". Tell the user; they can fix the machine, or turn the agent's sandbox setting to auto or off."), nil
 	}
 	ws, err := workspace.Open(env.Workspace)
 	if err != nil {
@@ -128,11 +154,24 @@ func runCommand(ctx context.Context, env tool.Env, sh string, a runArgs) (tool.R
 			timeout, limited = max(avail.Truncate(100*time.Millisecond), time.Millisecond), true
 		}
 	}
-	o, err := Exec(ctx, Command{Path: sh, Args: []string{"-c", a.Command}, Dir: dir, Env: Env(), Timeout: timeout})
+	c := Command{Path: sh, Args: []string{"-c", a.Command}, Dir: dir, Env: Env(), Timeout: timeout}
+	var boxed sandbox.Command
+	if state.Confined {
+		boxed, err = sb.Wrap(sandbox.Command{Path: sh, Args: c.Args, Dir: dir, Env: c.Env, Workspace: ws.Path(), Network: state.Network})
+		if err != nil {
+			return tool.Result{}, fmt.Errorf("run_command: %w", err)
+		}
+		c.Path, c.Args, c.Env = boxed.Path, boxed.Args, boxed.Env
+	}
+	o, err := Exec(ctx, c)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("run_command: %w", err)
 	}
-	return report(o, asked, timeout, limited), nil
+	var notes []string
+	if state.Confined && !o.TimedOut && !o.Cancelled && (o.ExitCode != 0 || o.Signal != 0) {
+		notes = sb.Explain(boxed, o.Output)
+	}
+	return report(o, notes, asked, timeout, limited), nil
 }
 
 // failure is a model-visible failure on its way out of a helper.
@@ -172,8 +211,9 @@ func workDir(ws *workspace.Root, cwd string) (string, error) {
 }
 
 // report turns an Outcome into what the model reads: the output, notes on
-// processes, then the status in brackets on the last line.
-func report(o Outcome, asked, timeout time.Duration, limited bool) tool.Result {
+// processes and on what the sandbox refused, then the status in brackets on
+// the last line.
+func report(o Outcome, sandboxNotes []string, asked, timeout time.Duration, limited bool) tool.Result {
 	var b strings.Builder
 	if o.Output == "" {
 		b.WriteString("(no output)\n")
@@ -188,6 +228,9 @@ func report(o Outcome, asked, timeout time.Duration, limited bool) tool.Result {
 	}
 	if o.Escaped {
 		b.WriteString("[note: a process that left the command's process group (setsid, a daemon) still held the output open; it was not stopped]\n")
+	}
+	for _, n := range sandboxNotes {
+		b.WriteString("[sandbox: " + n + "]\n")
 	}
 	killed := ""
 	if o.Killed {

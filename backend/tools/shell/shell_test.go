@@ -18,6 +18,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"steward/backend/sandbox"
+	"steward/backend/sandbox/sandboxtest"
 	"steward/backend/tool"
 	"steward/backend/tools/shell"
 )
@@ -31,9 +33,26 @@ type fixture struct {
 	env     tool.Env
 	ws      string
 	outside string
+	opts    *shell.Options
 }
 
-func newFixture(t *testing.T) fixture {
+// newFixture runs commands with no sandbox.
+func newFixture(t *testing.T) fixture { return newFixtureWith(t, nil, sandbox.Settings{}) }
+
+// newSandboxFixture runs commands in a sandbox made with o, under the
+// settings set (mode on when empty). It skips the test, or fails it where
+// the sandbox is required, when bubblewrap cannot work here.
+func newSandboxFixture(t *testing.T, o sandbox.Options, set sandbox.Settings) fixture {
+	t.Helper()
+	sb := sandbox.New(o)
+	sandboxtest.Require(t, sb)
+	if set.Mode == "" {
+		set.Mode = sandbox.ModeOn
+	}
+	return newFixtureWith(t, &shell.Options{Sandbox: sb}, set)
+}
+
+func newFixtureWith(t *testing.T, opts *shell.Options, set sandbox.Settings) fixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -46,12 +65,12 @@ func newFixture(t *testing.T) fixture {
 		}
 	}
 	reg := tool.NewRegistry()
-	for _, tl := range shell.Tools() {
+	for _, tl := range shell.Tools(opts) {
 		if err := reg.Register(tl); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return fixture{reg: reg, env: tool.Env{RunID: "run1", Workspace: ws}, ws: ws, outside: outside}
+	return fixture{reg: reg, env: tool.Env{RunID: "run1", Workspace: ws, Sandbox: set}, ws: ws, outside: outside, opts: opts}
 }
 
 func (f fixture) run(t *testing.T, args map[string]any) tool.Result {

@@ -16,7 +16,20 @@ export type Info = {
   note: string;
   // desktop: served for the desktop window, which offers native dialogs.
   desktop?: boolean;
+  // Whether commands can be sandboxed on this machine, and why not.
+  sandbox?: { available: boolean; reason?: string };
 };
+
+// How an agent's commands are confined: auto (sandboxed where the sandbox
+// works; elsewhere every command asks), on (sandboxed or refused), off
+// (commands see what Steward's user sees: a risk).
+export type SandboxMode = "auto" | "on" | "off";
+// Whether sandboxed commands have the network, loopback included.
+export type SandboxNetwork = "off" | "on";
+
+// run.created's sandbox: what became of the run's commands on the machine
+// that started it; when not confined, reason says why.
+export type RunSandbox = { mode: SandboxMode; network: SandboxNetwork; confined: boolean; reason?: string };
 
 export type Agent = {
   id: string;
@@ -37,6 +50,9 @@ export type Agent = {
   // for ever.
   approval_timeout?: string;
   approval_default?: "deny" | "approve";
+  // How the agent's commands are confined; absent reads auto and off.
+  sandbox?: SandboxMode;
+  sandbox_network?: SandboxNetwork;
   created_at: number;
   updated_at: number;
   // What "auto" resolved to on this machine, and whether that is the demo script.
@@ -145,6 +161,9 @@ export type StartRun = {
   unattended?: boolean;
   break_before?: string[];
   mode?: PermissionMode; // overrides the agent's permission mode for this run
+  // override the agent's sandbox settings for this run
+  sandbox?: SandboxMode;
+  sandbox_network?: SandboxNetwork;
 };
 
 export type CommandType = "pause" | "continue" | "step" | "steer" | "cancel" | "fork" | "retry" | "skip" | "break" | "unbreak";
@@ -258,6 +277,8 @@ export type ToolSpec = {
   description: string;
   risk: "read" | "write" | "exec" | "network" | "destructive";
   schema: object;
+  // Its program runs in the command sandbox (run_command).
+  sandboxed?: boolean;
 };
 
 export type GraphNode = {
@@ -356,6 +377,7 @@ export type RunCreatedData = {
   forked_from?: NodeRef;
   history?: Message[];
   replay_of?: string; // the recorded run this one replays (steward replay)
+  sandbox?: RunSandbox;
 };
 
 // replay.diverged (node_id ""): the first difference between what a replay

@@ -29,6 +29,7 @@ import type {
   RunPlanData,
   ReplayDivergedData,
   RunStatus,
+  RunSandbox,
   RunStatusData,
   ToolCall,
   Usage,
@@ -172,6 +173,8 @@ export type RunTranscript = {
   forks: RunForkedData[];
   // The tools the run pauses before (run.created, then run.breakpoints).
   breakBefore: string[];
+  // What became of the run's commands: sandboxed or not, and why.
+  sandbox?: RunSandbox;
   // Node ids in the order their node.started arrived.
   nodeOrder: string[];
   nodes: Record<string, TranscriptNode>;
@@ -295,6 +298,7 @@ function apply(d: Draft, e: Event): void {
       t.history = c.history;
       t.replayOf = c.replay_of || undefined;
       t.breakBefore = c.break_before ?? [];
+      t.sandbox = c.sandbox;
       return;
     }
     case "run.breakpoints":

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"steward/backend/sandbox"
 )
 
 // fps is the constant output frame rate: players and seek bars misbehave on
@@ -189,6 +191,7 @@ func distinct(segs []segment) int {
 func run(ctx context.Context, bin string, args []string) error {
 	var stderr tail
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = sandbox.Env() // no key or token of the server's
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second // bound Wait if a child keeps stderr open
 	err := cmd.Run()

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState, type FormEvent, type ReactNode } from "react";
-import type { AgentDefinition, AgentProvider, PermissionMode, ToolSpec } from "../../api/types";
-import { useServices } from "../../store/context";
+import type { AgentDefinition, AgentProvider, PermissionMode, SandboxMode, SandboxNetwork, ToolSpec } from "../../api/types";
+import { useApp, useServices } from "../../store/context";
 import { errorMessage } from "../../ui/format";
 import { fieldOf, formOf, newForm, toInput, type AgentForm, type FieldName } from "./form";
 import { RulesEditor } from "./RulesEditor";
@@ -89,6 +89,21 @@ export const modes: { value: PermissionMode; label: string; note: string }[] = [
   },
 ];
 
+// What each sandbox setting does to the agent's commands.
+export const sandboxModes: { value: SandboxMode; label: string; note: string }[] = [
+  {
+    value: "auto",
+    label: "auto: sandboxed where it works",
+    note: "Commands run in the sandbox (the workspace writable, the rest read-only, your credentials and Steward's data hidden). Where it cannot work, every command asks first, whatever the mode.",
+  },
+  { value: "on", label: "on: sandboxed, or refused", note: "Commands run in the sandbox; where it cannot work, they are refused." },
+  {
+    value: "off",
+    label: "off: not sandboxed (a risk)",
+    note: "Commands run as Steward's user and can read and change what it can: your files, your keys, Steward's data, the network. Only the mode and your approvals stand in the way.",
+  },
+];
+
 type FormProps = {
   id?: string;
   catalog: ToolSpec[];
@@ -137,6 +152,8 @@ function EditorForm({ id, catalog, initial, onSaved, onCancel }: FormProps) {
     }
   }
 
+  const sandboxInfo = useApp((s) => s.info?.sandbox);
+  const sandbox = sandboxModes.find((m) => m.value === f.sandbox);
   const provider = providers.find((p) => p.value === f.provider);
   const mode = modes.find((m) => m.value === f.mode);
   const ruleIndex = error?.field?.startsWith("rules[") ? Number(/\d+/.exec(error.field)?.[0]) : undefined;
@@ -246,6 +263,39 @@ function EditorForm({ id, catalog, initial, onSaved, onCancel }: FormProps) {
           </p>
           <RulesEditor rows={f.rules} catalog={catalog} onChange={(rules) => set("rules", rules)} invalidRow={ruleIndex} errorId={errorId} idPrefix={uid} />
         </div>
+        <div className="field-row">
+          <Field label="Command sandbox" htmlFor={fid("sandbox")} hint={sandbox?.note}>
+            <select id={fid("sandbox")} value={f.sandbox} onChange={(e) => set("sandbox", e.target.value as SandboxMode)} {...mark("sandbox")}>
+              {sandboxModes.map((m) => (
+                <option key={m.value} value={m.value}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field
+            label="Network for commands"
+            htmlFor={fid("sandbox_network")}
+            hint="Off: sandboxed commands reach neither the internet nor servers on this machine. On: they reach both."
+          >
+            <select
+              id={fid("sandbox_network")}
+              value={f.sandbox_network}
+              disabled={f.sandbox === "off"}
+              onChange={(e) => set("sandbox_network", e.target.value as SandboxNetwork)}
+              {...mark("sandbox_network")}
+            >
+              <option value="off">off</option>
+              <option value="on">on</option>
+            </select>
+          </Field>
+        </div>
+        {sandboxInfo && !sandboxInfo.available && (
+          <p className="sandbox-unavailable" role="note" data-testid="sandbox-unavailable">
+            The sandbox cannot work on this machine{sandboxInfo.reason ? `: ${sandboxInfo.reason}` : ""}. With auto every command asks
+            first; with on commands are refused.
+          </p>
+        )}
       </Fieldset>
 
       <Fieldset legend="Limits">

@@ -111,6 +111,8 @@ describe("AgentsPage", () => {
     type("Approval timeout", "5m");
     fireEvent.change(screen.getByLabelText("When nobody answers"), { target: { value: "approve" } });
     type("Allowed domains", "docs.example.com\n *.example.org, localhost ");
+    fireEvent.change(screen.getByLabelText("Command sandbox"), { target: { value: "on" } });
+    fireEvent.change(screen.getByLabelText("Network for commands"), { target: { value: "on" } });
     fireEvent.click(screen.getByTestId("agent-save"));
 
     await waitFor(() => expect(sent("POST", "/agents")).toHaveLength(1));
@@ -132,6 +134,8 @@ describe("AgentsPage", () => {
       approval_timeout: "5m",
       approval_default: "approve",
       browser_domains: ["docs.example.com", "*.example.org", "localhost"],
+      sandbox: "on",
+      sandbox_network: "on",
     });
     // Back to the list, which holds the new agent, as does the store the new-run form reads.
     const rows = await screen.findAllByTestId("agent-row");
@@ -206,6 +210,8 @@ describe("AgentsPage", () => {
       max_steps: 50,
       max_wall_time: "30m",
       script: "demo",
+      sandbox: "auto",
+      sandbox_network: "off",
     });
     await screen.findByTestId("agent-row");
   });
@@ -230,6 +236,34 @@ describe("AgentsPage", () => {
     fireEvent.click(screen.getByTestId("agent-save"));
     await waitFor(() => expect(sent("PUT", "/agents/ag_1")).toHaveLength(2));
     expect(sent("PUT", "/agents/ag_1")[1]!.body).not.toHaveProperty("send_images");
+  });
+
+  it("round-trips the sandbox settings and says when the sandbox cannot work here", async () => {
+    const unsandboxed: AgentDefinition = { ...def, sandbox: "off", sandbox_network: "on" };
+    const reason = "the command sandbox cannot work here: bubblewrap is not installed";
+    const { sent } = renderWith(
+      <AgentsPage />,
+      agentsServer([unsandboxed], {
+        "GET /info": ok({ ...info, sandbox: { available: false, reason } }),
+        "PUT /agents/ag_1": invalid('invalid agent: sandbox "maybe" is not one of auto, on, off'),
+      }),
+      { info: { ...info, sandbox: { available: false, reason } } },
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "Edit agent default" }));
+    const mode = (await screen.findByLabelText("Command sandbox")) as HTMLSelectElement;
+    const network = screen.getByLabelText("Network for commands") as HTMLSelectElement;
+    expect([mode.value, network.value, network.disabled]).toEqual(["off", "on", true]);
+    expect(screen.getByText(/can read and change what it can: your files, your keys/)).toBeTruthy();
+    expect(screen.getByTestId("sandbox-unavailable").textContent).toBe(
+      `The sandbox cannot work on this machine: ${reason}. With auto every command asks first; with on commands are refused.`,
+    );
+    fireEvent.change(mode, { target: { value: "on" } });
+    expect(network.disabled).toBe(false);
+    fireEvent.click(screen.getByTestId("agent-save"));
+    await waitFor(() => expect(sent("PUT", "/agents/ag_1")).toHaveLength(1));
+    expect(sent("PUT", "/agents/ag_1")[0]!.body).toMatchObject({ sandbox: "on", sandbox_network: "on" });
+    // The server's refusal marks the field it names.
+    await waitFor(() => expect(mode.getAttribute("aria-invalid")).toBe("true"));
   });
 
   it("offers send_images only for an agent that calls a model", async () => {

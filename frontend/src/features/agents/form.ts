@@ -8,6 +8,8 @@ import type {
   AgentProvider,
   PermissionMode,
   Rule,
+  SandboxMode,
+  SandboxNetwork,
   ToolSpec,
 } from "../../api/types";
 
@@ -35,6 +37,9 @@ export type AgentForm = {
   approval_default: "" | "deny" | "approve";
   // One host (glob) per line or separated by commas or spaces.
   browser_domains: string;
+  // How the agent's commands are confined, and whether they have the network.
+  sandbox: SandboxMode;
+  sandbox_network: SandboxNetwork;
 };
 
 // The fields a message can name; the editor marks the one that is wrong.
@@ -72,6 +77,8 @@ export function newForm(catalog: readonly ToolSpec[]): AgentForm {
     approval_timeout: "",
     approval_default: "",
     browser_domains: "",
+    sandbox: "auto",
+    sandbox_network: "off",
   };
 }
 
@@ -96,6 +103,8 @@ export function formOf(a: AgentDefinition): AgentForm {
     approval_timeout: a.approval_timeout ?? "",
     approval_default: a.approval_default ?? "",
     browser_domains: (a.browser_domains ?? []).join("\n"),
+    sandbox: a.sandbox ?? "auto",
+    sandbox_network: a.sandbox_network ?? "off",
   };
 }
 
@@ -130,6 +139,8 @@ export function toInput(f: AgentForm): Built {
     tools: f.tools,
     mode: f.mode,
     max_steps: steps,
+    sandbox: f.sandbox,
+    sandbox_network: f.sandbox_network,
   };
   if (usesModel && f.base_url.trim()) input.base_url = f.base_url.trim();
   if (usesModel && f.send_images) input.send_images = true;
@@ -171,6 +182,8 @@ const fields: readonly FieldName[] = [
   "approval_timeout",
   "approval_default",
   "browser_domains",
+  "sandbox",
+  "sandbox_network",
 ];
 
 // domainList splits what was typed into hosts: by lines, commas or spaces.

@@ -53,6 +53,27 @@ describe("NewRunForm permission mode", () => {
   });
 });
 
+describe("NewRunForm command sandbox", () => {
+  it("keeps the agent's sandbox settings unless others are chosen", async () => {
+    const fetchMock = renderForm();
+    expect(screen.getByRole("option", { name: "the agent's (sandbox auto, network off)" })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Workspace"), { target: { value: "/tmp/ws" } });
+    fireEvent.click(screen.getByRole("button", { name: "Start run" }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    expect(body(fetchMock)).not.toHaveProperty("sandbox");
+    expect(body(fetchMock)).not.toHaveProperty("sandbox_network");
+  });
+
+  it("sends the chosen sandbox as the run's override", async () => {
+    const fetchMock = renderForm();
+    fireEvent.change(screen.getByLabelText("Command sandbox"), { target: { value: "on+net" } });
+    fireEvent.change(screen.getByLabelText("Workspace"), { target: { value: "/tmp/ws" } });
+    fireEvent.click(screen.getByRole("button", { name: "Start run" }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    expect(body(fetchMock)).toMatchObject({ sandbox: "on", sandbox_network: "on" });
+  });
+});
+
 describe("NewRunForm in the desktop window", () => {
   it("browses with the native folder dialog", async () => {
     const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) =>

@@ -2,7 +2,7 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { useApp, useServices } from "../../store/context";
 import { DemoLabel } from "../../ui/StatusBadge";
 import { errorMessage } from "../../ui/format";
-import type { PermissionMode as Mode } from "../../api/types";
+import type { PermissionMode as Mode, StartRun } from "../../api/types";
 import { FolderPicker } from "./FolderPicker";
 
 // What each permission mode lets run without asking, for the mode picker.
@@ -11,6 +11,14 @@ const modes: { value: Mode; label: string }[] = [
   { value: "edits", label: "edits: reads and workspace writes run" },
   { value: "plan", label: "plan: read-only tools only" },
   { value: "auto", label: "auto: everything runs (still confined)" },
+];
+
+// The sandbox overrides a run can make, for the commands picker; "" keeps
+// the agent's settings.
+const sandboxes: { value: string; label: string; set: Pick<StartRun, "sandbox" | "sandbox_network"> }[] = [
+  { value: "on", label: "sandboxed, no network", set: { sandbox: "on", sandbox_network: "off" } },
+  { value: "on+net", label: "sandboxed, with the network", set: { sandbox: "on", sandbox_network: "on" } },
+  { value: "off", label: "not sandboxed (they see your files and keys)", set: { sandbox: "off" } },
 ];
 
 // NewRunForm starts a run of an agent on a workspace, then selects it.
@@ -27,6 +35,8 @@ export function NewRunForm() {
   const [instructions, setInstructions] = useState("");
   // "" runs in the agent's own mode.
   const [mode, setMode] = useState<Mode | "">("");
+  // "" runs with the agent's sandbox settings.
+  const [sandbox, setSandbox] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [picking, setPicking] = useState(false);
@@ -70,7 +80,8 @@ export function NewRunForm() {
     setBusy(true);
     setError(undefined);
     try {
-      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws, ...(mode ? { mode } : {}) });
+      const override = sandboxes.find((b) => b.value === sandbox)?.set ?? {};
+      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws, ...(mode ? { mode } : {}), ...override });
       addRun(run);
       select(run.id);
       setInstructions("");
@@ -144,6 +155,21 @@ export function NewRunForm() {
           {modes.map((m) => (
             <option key={m.value} value={m.value}>
               {m.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Commands</span>
+        <select aria-label="Command sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)}>
+          <option value="">
+            {agent
+              ? `the agent's (sandbox ${agent.sandbox ?? "auto"}, network ${agent.sandbox_network ?? "off"})`
+              : "the agent's"}
+          </option>
+          {sandboxes.map((b) => (
+            <option key={b.value} value={b.value}>
+              {b.label}
             </option>
           ))}
         </select>

@@ -19,6 +19,7 @@ import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
 import { RunPanes } from "./RunPanes";
+import { SandboxBadge, SandboxBanner } from "./SandboxNotice";
 import { Transcript } from "./Transcript";
 
 // RunView is the selected run: its header (status, controls, the paused
@@ -78,6 +79,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
         <h1>{run?.agent_name ?? t?.agent?.name ?? "Run"}</h1>
         {demo && <DemoLabel />}
         <ModeBadge mode={run?.mode || t?.mode} unattended={run?.unattended ?? t?.unattended} />
+        {!imported && <SandboxBadge runId={runId} />}
         <code className="run-id">{runId}</code>
         {imported && (
           <span
@@ -125,6 +127,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
         </p>
       )}
       {!compact && <DivergenceBanner runId={runId} />}
+      {!imported && <SandboxBanner runId={runId} />}
       {!imported && <PausedBanner live={live} send={send} busy={busy} />}
       {!imported && !terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
       {error && (
