@@ -58,7 +58,12 @@ func (s *Store) Submit(ev event.Event) *Pending { return s.SubmitAll([]event.Eve
 // group; it is one hand-off to the writer where Submit would be several. An
 // event whose precondition fails is skipped and its error reported by Wait.
 func (s *Store) SubmitAll(evs []event.Event) *Pending {
-	req := &appendReq{evs: evs, done: make(chan struct{})}
+	return s.submit(&appendReq{evs: evs, done: make(chan struct{})})
+}
+
+// submit hands req to the writer, or fails it at once when the store is
+// closed.
+func (s *Store) submit(req *appendReq) *Pending {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
@@ -83,16 +88,7 @@ type CommandRecord struct {
 // log. When the command id was answered before, Wait reports ErrConflict and
 // nothing of evs is written.
 func (s *Store) SubmitCommand(cmd CommandRecord, evs []event.Event) *Pending {
-	req := &appendReq{evs: evs, done: make(chan struct{}), command: &cmd}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		req.err = ErrClosed
-		close(req.done)
-		return &Pending{req}
-	}
-	s.appends <- req
-	return &Pending{req}
+	return s.submit(&appendReq{evs: evs, done: make(chan struct{}), command: &cmd})
 }
 
 // Append adds ev to its run's log, assigning seq (and ts when zero), applies

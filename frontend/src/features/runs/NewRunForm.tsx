@@ -1,9 +1,9 @@
-import { useId, useRef, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { useApp, useServices } from "../../store/context";
 import { DemoLabel } from "../../ui/StatusBadge";
 import { errorMessage } from "../../ui/format";
 import type { PermissionMode as Mode, StartRun } from "../../api/types";
-import { FolderPicker } from "./FolderPicker";
+import { WorkspaceField } from "./WorkspaceField";
 
 // What each permission mode lets run without asking, for the mode picker.
 const modes: { value: Mode; label: string }[] = [
@@ -39,41 +39,11 @@ export function NewRunForm() {
   const [sandbox, setSandbox] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [picking, setPicking] = useState(false);
-  const browse = useRef<HTMLButtonElement>(null);
-  const wsInput = useRef<HTMLInputElement>(null);
   const wsId = useId();
-  const pickerId = useId();
 
   const selectedId = agentId ?? agents[0]?.id ?? "";
   const agent = agents.find((a) => a.id === selectedId);
   const ws = workspace ?? info?.default_workspace ?? "";
-
-  function closePicker() {
-    setPicking(false);
-    browse.current?.focus();
-  }
-
-  function choose(path: string) {
-    setWorkspace(path);
-    closePicker();
-    // A long path does not fit: show its end, the folder just chosen.
-    requestAnimationFrame(() => {
-      const el = wsInput.current;
-      if (el) el.scrollLeft = el.scrollWidth;
-    });
-  }
-
-  // In the desktop window the system's own folder dialog is the picker.
-  async function pickNative() {
-    setError(undefined);
-    try {
-      const res = await api.pickFolder(ws);
-      if (res.path) choose(res.path);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -122,32 +92,7 @@ export function NewRunForm() {
           placeholder="What should the agent do?"
         />
       </label>
-      <div className="field">
-        <label htmlFor={wsId}>Workspace</label>
-        <div className="workspace-row">
-          <input
-            id={wsId}
-            ref={wsInput}
-            aria-label="Workspace"
-            type="text"
-            value={ws}
-            title={ws}
-            onChange={(e) => setWorkspace(e.target.value)}
-            spellCheck={false}
-          />
-          <button
-            type="button"
-            ref={browse}
-            aria-label="Browse folders"
-            aria-expanded={picking}
-            aria-controls={picking ? pickerId : undefined}
-            onClick={() => (info?.desktop ? void pickNative() : picking ? closePicker() : setPicking(true))}
-          >
-            Browse…
-          </button>
-        </div>
-        {picking && <FolderPicker id={pickerId} start={ws} onChoose={choose} onClose={closePicker} />}
-      </div>
+      <WorkspaceField id={wsId} label="Workspace" value={ws} onChange={setWorkspace} onError={setError} />
       <label className="field">
         <span>Permissions</span>
         <select aria-label="Permission mode" value={mode} onChange={(e) => setMode(e.target.value as Mode | "")}>

@@ -5,20 +5,22 @@ import { FolderPicker } from "./FolderPicker";
 
 type Props = {
   id: string; // the input's id; the picker's is derived from it
+  label?: string; // "Workspace folder" unless given
   value: string;
   onChange: (path: string) => void;
   placeholder?: string;
-  hint: string;
+  hint?: string;
   onError: (message: string | undefined) => void;
 };
 
 // WorkspaceField is a folder of this machine, typed or chosen with the
 // folder picker (the native dialog in the desktop window).
-export function WorkspaceField({ id, value, onChange, placeholder, hint, onError }: Props) {
+export function WorkspaceField({ id, label = "Workspace folder", value, onChange, placeholder, hint, onError }: Props) {
   const { api } = useServices();
   const desktop = useApp((s) => !!s.info?.desktop);
   const [picking, setPicking] = useState(false);
   const browse = useRef<HTMLButtonElement>(null);
+  const input = useRef<HTMLInputElement>(null);
   const pickerId = `${id}-picker`;
 
   function closePicker() {
@@ -26,11 +28,20 @@ export function WorkspaceField({ id, value, onChange, placeholder, hint, onError
     browse.current?.focus();
   }
 
+  function chosen(path: string) {
+    onChange(path);
+    // A long path does not fit: show its end, the folder just chosen.
+    requestAnimationFrame(() => {
+      const el = input.current;
+      if (el) el.scrollLeft = el.scrollWidth;
+    });
+  }
+
   async function pickNative() {
     onError(undefined);
     try {
       const res = await api.pickFolder(value);
-      if (res.path) onChange(res.path);
+      if (res.path) chosen(res.path);
     } catch (err) {
       onError(errorMessage(err));
     }
@@ -38,10 +49,11 @@ export function WorkspaceField({ id, value, onChange, placeholder, hint, onError
 
   return (
     <div className="field">
-      <label htmlFor={id}>Workspace folder</label>
+      <label htmlFor={id}>{label}</label>
       <div className="workspace-row">
         <input
           id={id}
+          ref={input}
           type="text"
           value={value}
           title={value}
@@ -65,13 +77,13 @@ export function WorkspaceField({ id, value, onChange, placeholder, hint, onError
           id={pickerId}
           start={value}
           onChoose={(p) => {
-            onChange(p);
+            chosen(p);
             closePicker();
           }}
           onClose={closePicker}
         />
       )}
-      <p className="hint muted">{hint}</p>
+      {hint && <p className="hint muted">{hint}</p>}
     </div>
   );
 }
