@@ -358,7 +358,7 @@ func sandboxNote(s *event.Sandbox) string {
 	case s == nil || s.Confined:
 		return ""
 	case s.Mode == "off":
-		return "the sandbox is off for this agent: commands see what Steward's user sees"
+		return "the sandbox is off for this run: commands see what Steward's user sees"
 	case s.Mode == "on":
 		return "commands are refused: the sandbox is on and cannot work here (" + s.Reason + ")"
 	}

@@ -17,7 +17,7 @@ func TestSandboxNote(t *testing.T) {
 		{&event.Sandbox{Mode: "auto", Network: "off", Confined: true}, ""},
 		{&event.Sandbox{Mode: "auto", Network: "off", Reason: why}, "commands are not sandboxed here (" + why + "): each one asks first"},
 		{&event.Sandbox{Mode: "on", Network: "off", Reason: why}, "commands are refused: the sandbox is on and cannot work here (" + why + ")"},
-		{&event.Sandbox{Mode: "off", Network: "on", Reason: "off"}, "the sandbox is off for this agent: commands see what Steward's user sees"},
+		{&event.Sandbox{Mode: "off", Network: "on", Reason: "off"}, "the sandbox is off for this run: commands see what Steward's user sees"},
 	}
 	for _, tt := range tests {
 		if got := sandboxNote(tt.s); got != tt.want {

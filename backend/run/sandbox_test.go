@@ -78,9 +78,9 @@ func TestSandboxDecidesCommands(t *testing.T) {
 		{name: "on where it cannot work denies", sb: broken, tool: "sandboxed_cmd", agentMode: "on", effect: "deny", reason: "sandbox on: sandboxed_cmd cannot run unsandboxed",
 			created: event.Sandbox{Mode: "on", Network: "off", Reason: "the command sandbox cannot work here: " + why}},
 		{name: "off runs unconfined without asking", sb: broken, tool: "sandboxed_cmd", agentMode: "off", effect: "allow", reason: "mode auto",
-			created: event.Sandbox{Mode: "off", Network: "off", Reason: "the sandbox is off for this agent: commands see what the server's user sees"}, seen: sandbox.Settings{Mode: "off", Network: "off"}},
+			created: event.Sandbox{Mode: "off", Network: "off", Reason: "the sandbox is off for this run: commands see what the server's user sees"}, seen: sandbox.Settings{Mode: "off", Network: "off"}},
 		{name: "the run overrides the agent", sb: broken, tool: "sandboxed_cmd", agentMode: "on", p: run.StartParams{Sandbox: "off", SandboxNetwork: "on"}, effect: "allow", reason: "mode auto",
-			created: event.Sandbox{Mode: "off", Network: "on", Reason: "the sandbox is off for this agent: commands see what the server's user sees"}, seen: sandbox.Settings{Mode: "off", Network: "on"}},
+			created: event.Sandbox{Mode: "off", Network: "on", Reason: "the sandbox is off for this run: commands see what the server's user sees"}, seen: sandbox.Settings{Mode: "off", Network: "on"}},
 		{name: "an exec tool outside the sandbox is not concerned", sb: broken, tool: "plain_exec", effect: "allow", reason: "mode auto",
 			created: event.Sandbox{Mode: "auto", Network: "off", Reason: "the command sandbox cannot work here: " + why}},
 	}

@@ -187,7 +187,7 @@ func TestSettings(t *testing.T) {
 	}{
 		{Settings{}, false, false, true, "bubblewrap is not at /nonexistent/bwrap"},
 		{Settings{Mode: ModeOn, Network: NetworkOn}, false, true, false, "bubblewrap is not at /nonexistent/bwrap"},
-		{Settings{Mode: ModeOff}, false, false, false, "the sandbox is off for this agent"},
+		{Settings{Mode: ModeOff}, false, false, false, "the sandbox is off for this run"},
 	} {
 		st := broken.State(tt.set)
 		if st.Confined != tt.confined || st.Refused != tt.refused || st.Missing() != tt.miss || !strings.Contains(st.Reason, tt.reason) {

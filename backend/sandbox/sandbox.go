@@ -172,7 +172,7 @@ func (s *Sandbox) Available() error {
 func (s *Sandbox) State(set Settings) State {
 	st := State{Mode: set.EffectiveMode(), Network: set.EffectiveNetwork() == NetworkOn}
 	if st.Mode == ModeOff {
-		st.Reason = "the sandbox is off for this agent: commands see what the server's user sees"
+		st.Reason = "the sandbox is off for this run: commands see what the server's user sees"
 		return st
 	}
 	if err := s.Available(); err != nil {

@@ -56,7 +56,7 @@ describe("NewRunForm permission mode", () => {
 describe("NewRunForm command sandbox", () => {
   it("keeps the agent's sandbox settings unless others are chosen", async () => {
     const fetchMock = renderForm();
-    expect(screen.getByRole("option", { name: "the agent's (sandbox auto, network off)" })).toBeTruthy();
+    expect(screen.getByRole("option", { name: "the agent's (auto, network off)" })).toBeTruthy();
     fireEvent.change(screen.getByLabelText("Workspace"), { target: { value: "/tmp/ws" } });
     fireEvent.click(screen.getByRole("button", { name: "Start run" }));
     await waitFor(() => expect(fetchMock).toHaveBeenCalled());

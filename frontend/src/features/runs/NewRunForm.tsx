@@ -109,7 +109,7 @@ export function NewRunForm() {
         <select aria-label="Command sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)}>
           <option value="">
             {agent
-              ? `the agent's (sandbox ${agent.sandbox ?? "auto"}, network ${agent.sandbox_network ?? "off"})`
+              ? `the agent's (${agent.sandbox ?? "auto"}, network ${agent.sandbox_network ?? "off"})`
               : "the agent's"}
           </option>
           {sandboxes.map((b) => (

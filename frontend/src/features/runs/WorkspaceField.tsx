@@ -54,6 +54,7 @@ export function WorkspaceField({ id, label = "Workspace folder", value, onChange
         <input
           id={id}
           ref={input}
+          aria-label={label}
           type="text"
           value={value}
           title={value}

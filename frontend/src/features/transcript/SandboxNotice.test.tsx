@@ -58,7 +58,7 @@ describe("the run's command sandbox", () => {
   });
 
   it("says what off risks", () => {
-    setup({ mode: "off", network: "off", confined: false, reason: "the sandbox is off for this agent" });
+    setup({ mode: "off", network: "off", confined: false, reason: "the sandbox is off for this run" });
     expect(screen.getByTestId("sandbox-banner").textContent).toContain("can read and change what that user can (your files, your keys, the network)");
   });
 

@@ -14,7 +14,7 @@ export function sandboxText(s: RunSandbox): string {
     case "on":
       return `The sandbox is on for this agent but cannot work on this machine${why}: its commands are refused.`;
     case "off":
-      return "The sandbox is off for this agent: its commands run as Steward's user and can read and change what that user can (your files, your keys, the network).";
+      return "The sandbox is off for this run: its commands run as Steward's user and can read and change what that user can (your files, your keys, the network).";
     default:
       return `Commands cannot be sandboxed on this machine${why}. They run as Steward's user, so every command asks for your approval, whatever the mode.`;
   }
