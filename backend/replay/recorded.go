@@ -12,13 +12,10 @@
 // answered as they were recorded (Approver), so a replay needs nobody.
 //
 // What the engine sent is not in the log as such: the recorded request of
-// a step is folded from the events the way the engine folds its
-// conversation (package run, state.go): user messages queue until the next
-// model call, each successful model call adds an assistant message, each
-// tool call's node.finished its result, and the transcript is repaired so
-// that every call is followed by its result. The fold here must follow
-// that one; the replay test (a scripted run recorded, then replayed with
-// no divergence) is what keeps the two in step.
+// a step is the conversation the run's own fold (run.Fold, the one the
+// engine keeps and sends from) gives at the start of that model call. So
+// the recorded request and the replay's are built by the same code, and a
+// difference between them is one of the runs, never of two folds.
 //
 // A recording is untrusted input: a recording read from a file, or a run
 // imported from one (or one whose agent is gone), is foreign (run.Origin).
@@ -134,9 +131,6 @@ func Load(b *recording.Bundle) (*Recorded, error) {
 		return nil, fmt.Errorf("recording of run %s: %w: it is a fork of run %s; replay that run instead", r.RunID, ErrUnsupported, forkSource(r.Created))
 	}
 	r.Agent.BreakBefore = nil
-	if r.Created.Limits != nil {
-		r.Limits = *r.Created.Limits
-	}
 	if err := checkChanges(r.RunID, b); err != nil {
 		return nil, err
 	}
@@ -172,42 +166,28 @@ func forkSource(c event.RunCreatedData) string {
 	return c.ForkedFrom.RunID
 }
 
-// fold walks the log once, as the engine's fold does (see the package
-// comment), keeping each successful model call with the request it was
-// sent, each tool call's result, the approvals and the files' first changes.
+// fold walks the log once, feeding every event to the run's fold (the
+// conversation of each model call, the status, the budgets), and keeps each
+// successful model call with the request it was sent, each tool call's
+// result, the approvals and the files' first changes.
 func (r *Recorded) fold(evs []event.Event) {
 	var (
-		msgs    []llm.Message // user and assistant messages, in order
-		queued  []llm.Message
-		results = map[string]llm.Message{} // tool results by call id
-		open    = map[string]*step{}       // model calls started, by node
-		tools   = map[string]string{}      // call id by tool node
-		byID    = map[string]int{}         // approvals by interaction id
-		seen    = map[string]bool{}        // paths with a change already
-		model   = map[string]string{}      // model asked for, by llm node
+		f     = run.NewFold()
+		open  = map[string]*step{}  // model calls started, by node
+		tools = map[string]string{} // call id by tool node
+		byID  = map[string]int{}    // approvals by interaction id
+		seen  = map[string]bool{}   // paths with a change already
+		model = map[string]string{} // model asked for, by llm node
 	)
 	for _, ev := range evs {
+		f.Apply(ev)
 		switch ev.Type {
-		case event.RunStatus:
-			var d event.RunStatusData
-			_ = ev.Decode(&d) // recording.Read checked every payload decodes
-			r.Status = d.Status
-		case event.RunLimits:
-			var d event.RunLimitsData
-			_ = ev.Decode(&d)
-			r.Limits = raise(r.Limits, d.Limits)
 		case event.NodeStarted:
 			var d event.NodeStartedData
-			_ = ev.Decode(&d)
+			_ = ev.Decode(&d) // recording.Read checked every payload decodes
 			switch d.Kind {
-			case event.KindUser:
-				if d.AnswerTo == "" { // an answer is read as its call's result
-					queued = append(queued, llm.Message{Role: llm.RoleUser, Text: d.Text})
-				}
 			case event.KindLLM:
-				msgs = append(msgs, queued...)
-				queued = nil
-				open[ev.NodeID] = &step{node: ev.NodeID, request: llm.Request{System: r.Agent.SystemPrompt, Messages: run.Repair(msgs, results)}}
+				open[ev.NodeID] = &step{node: ev.NodeID, request: llm.Request{System: r.Agent.SystemPrompt, Messages: f.Request()}}
 				model[ev.NodeID] = d.Model
 			case event.KindTool:
 				tools[ev.NodeID] = d.CallID
@@ -271,7 +251,6 @@ func (r *Recorded) fold(evs []event.Event) {
 				for i, c := range d.ToolCalls {
 					calls[i] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 				}
-				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Text: d.Text, ToolCalls: calls})
 				s.response = llm.Response{Text: d.Text, ToolCalls: calls, StopReason: d.StopReason, Model: cmp.Or(d.Model, model[ev.NodeID])}
 				if u := d.Usage; u != nil {
 					s.response.Usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens}
@@ -283,7 +262,6 @@ func (r *Recorded) fold(evs []event.Event) {
 			if !ok || d.Status == event.NodeInterrupted {
 				continue // an interrupted call has no result: it is retried or skipped
 			}
-			results[id] = llm.Message{Role: llm.RoleTool, ToolCallID: id, Text: modelText(d.Output, d.IsError, d.Code), IsError: d.IsError}
 			c := r.calls[id]
 			if c.node == "" && c.ranAt {
 				// Only calls that reached the tool are answered by Tools:
@@ -294,36 +272,12 @@ func (r *Recorded) fold(evs []event.Event) {
 			r.calls[id] = c
 		}
 	}
+	r.Status, r.Limits = string(f.Status()), f.Limits()
 	for id, c := range r.calls {
 		if c.node == "" {
 			delete(r.calls, id) // changes of a call that never finished
 		}
 	}
-}
-
-// modelText is what the model reads of a tool result (run.modelText).
-func modelText(output string, isError bool, code string) string {
-	if isError && code != "" {
-		return "error " + code + ": " + output
-	}
-	return output
-}
-
-// raise applies a run.limits change: the fields it sets replace the old.
-func raise(l, by event.Limits) event.Limits {
-	if by.MaxSteps != 0 {
-		l.MaxSteps = by.MaxSteps
-	}
-	if by.MaxTokens != 0 {
-		l.MaxTokens = by.MaxTokens
-	}
-	if by.MaxCostUSD != 0 {
-		l.MaxCostUSD = by.MaxCostUSD
-	}
-	if by.MaxWallTimeMS != 0 {
-		l.MaxWallTimeMS = by.MaxWallTimeMS
-	}
-	return l
 }
 
 // Models resolves every agent to p, named as the recorded run's model was,

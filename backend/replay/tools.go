@@ -91,7 +91,9 @@ func (t *Tools) Call(ctx context.Context, env tool.Env, name string, args json.R
 	if err := t.apply(env, c.changes); err != nil {
 		return tool.Result{}, fmt.Errorf("replay %s: %w", name, err)
 	}
-	return tool.Result{Output: c.output, IsError: c.isError, Code: c.code}, nil
+	// What the tool answered: the engine adds again what it added to the
+	// recorded result.
+	return tool.Result{Output: run.ToolOutput(c.output, len(c.ran) > 0), IsError: c.isError, Code: c.code}, nil
 }
 
 func (t *Tools) take(name string, args json.RawMessage) (toolCall, bool) {

@@ -142,9 +142,20 @@ func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, ca
 	if err != nil {
 		return err
 	}
+	return a.opened(ctx, ts, id)
+}
+
+// opened folds the approval.requested the inbox wrote for ts, which
+// opened the interaction id (follow).
+func (a *active) opened(ctx context.Context, ts *toolState, id string) error {
+	if err := a.follow(ctx); err != nil {
+		return err
+	}
 	a.mu.Lock()
-	ts.interaction = id // the inbox wrote approval.requested; keep the fold in step
-	a.mu.Unlock()
+	defer a.mu.Unlock()
+	if ts.interaction != id {
+		return fmt.Errorf("the inbox opened %s for node %s, and the run's log does not say so", id, ts.node)
+	}
 	return nil
 }
 
@@ -186,22 +197,24 @@ func (s *Service) decide(ctx context.Context, a *active, ts *toolState, call llm
 			return decision{}, err
 		}
 	}
-	d, err := s.await(ctx, a, ts, "approval of "+call.Name)
-	if err != nil {
+	if err := s.await(ctx, a, ts, "approval of "+call.Name); err != nil {
 		return decision{}, err
 	}
-	return denial(d.Decision, d.Feedback, d.Source), nil
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return denial(ts.decision, ts.feedback, ts.source), nil
 }
 
 // await waits for the answer to the call's interaction, with the run in
-// waiting (unless the answer is already there), and folds it.
-func (s *Service) await(ctx context.Context, a *active, ts *toolState, why string) (inbox.Decision, error) {
+// waiting (unless the answer is already there), and folds the
+// approval.decided the inbox wrote (follow).
+func (s *Service) await(ctx context.Context, a *active, ts *toolState, why string) error {
 	a.mu.Lock()
 	id := ts.interaction
 	a.mu.Unlock()
 	answered, err := a.st.approver.Answered(ctx, id)
 	if err != nil {
-		return inbox.Decision{}, err
+		return err
 	}
 	if !answered {
 		a.mu.Lock()
@@ -211,18 +224,21 @@ func (s *Service) await(ctx context.Context, a *active, ts *toolState, why strin
 		a.flushLocked()
 		a.mu.Unlock()
 	}
-	d, err := a.st.approver.Wait(ctx, id)
-	if err != nil {
-		return d, err
+	if _, err := a.st.approver.Wait(ctx, id); err != nil {
+		return err
+	}
+	if err := a.follow(ctx); err != nil {
+		return err
 	}
 	a.mu.Lock()
-	ts.decision, ts.feedback, ts.source, ts.edited = d.Decision, d.Feedback, d.Source, d.Arguments
-	ts.answer = interact.Answer(d.Text, d.Choices)
+	defer a.mu.Unlock()
+	if ts.decision == "" {
+		return fmt.Errorf("%s was answered, and the run's log does not say so", id)
+	}
 	if a.st.status == Waiting {
 		a.setStatusLocked(Running, "", "", nil)
 	}
-	a.mu.Unlock()
-	return d, nil
+	return nil
 }
 
 // denial turns an answer into the decision and the message the model reads
@@ -273,15 +289,15 @@ func (s *Service) askUser(ctx context.Context, a *active, ts *toolState, call ll
 		if err != nil {
 			return tool.Result{}, "", err
 		}
-		a.mu.Lock()
-		ts.interaction = id
-		a.mu.Unlock()
+		if err := a.opened(ctx, ts, id); err != nil {
+			return tool.Result{}, "", err
+		}
 	}
 	a.mu.Lock()
 	answered := ts.decision != ""
 	a.mu.Unlock()
 	if !answered {
-		if _, err := s.await(ctx, a, ts, "question: "+truncate(q.Text, 80)); err != nil {
+		if err := s.await(ctx, a, ts, "question: "+truncate(q.Text, 80)); err != nil {
 			return tool.Result{}, "", err
 		}
 	}

@@ -286,9 +286,7 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 		s.cfg.Logf("run %s: record %s: %v", r.ID, c.Type, err)
 		return rejected(CodeInvalidState, "could not record the command: %v", err)
 	}
-	for _, ev := range evs {
-		a.st.apply(ev)
-	}
+	a.foldCommittedLocked(evs)
 	a.signal()
 	return accepted
 }

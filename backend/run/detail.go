@@ -10,24 +10,24 @@ import (
 
 // NodeInput returns what a model call node was given: the conversation as
 // the model saw it (repaired as the engine repairs it before each call),
-// computed by folding the run's log up to the node's start. It returns
+// computed by the run's Fold of its log up to the node's start. It returns
 // ErrNotFound when the run has no such model call.
 func (s *Service) NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Message, error) {
 	evs, err := s.allEvents(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	st := newRunState(runID)
+	f := NewFold()
 	for _, ev := range evs {
+		f.apply(ev)
 		if ev.NodeID == nodeID && ev.Type == event.NodeStarted {
 			var d event.NodeStartedData
 			_ = ev.Decode(&d)
 			if d.Kind != event.KindLLM {
 				break
 			}
-			return st.request(), nil
+			return f.request(), nil
 		}
-		st.apply(ev)
 	}
 	return nil, fmt.Errorf("%w: run %s has no model call %s", ErrNotFound, runID, nodeID)
 }

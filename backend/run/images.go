@@ -24,7 +24,7 @@ type picture struct{ name, mime string }
 
 // notePicture folds an artifact.created event: a PNG or JPEG of a tool
 // node may go to the model with the node's result.
-func (r *runState) notePicture(ev event.Event) {
+func (r *Fold) notePicture(ev event.Event) {
 	var d event.ArtifactCreatedData
 	if ev.NodeID == "" || ev.Decode(&d) != nil || (d.Mime != "image/png" && d.Mime != "image/jpeg") || d.Size > maxImageBytes {
 		return
@@ -37,7 +37,7 @@ func (r *runState) notePicture(ev event.Event) {
 
 // picked returns, by index in msgs, the pictures of the latest tool
 // results that have some, up to maxImages in all.
-func (r *runState) picked(msgs []llm.Message) map[int][]picture {
+func (r *Fold) picked(msgs []llm.Message) map[int][]picture {
 	out := map[int][]picture{}
 	n := 0
 	for i := len(msgs) - 1; i >= 0 && n < maxImages; i-- {

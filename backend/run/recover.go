@@ -149,7 +149,7 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 		if a.st.root == "" { // died before the run's first nodes
 			a.st.root = a.st.newNode()
 			a.emitLocked(event.NodeStarted, a.st.root, event.NodeStartedData{Kind: event.KindAgent, Label: a.st.agent.Name})
-			if len(a.st.queued) == 0 && len(a.st.messages) == 0 {
+			if len(a.st.queued) == 0 && len(a.st.conv) == 0 {
 				user := a.st.newNode()
 				a.emitLocked(event.NodeStarted, user, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "instructions", Text: created.Instructions})
 				a.emitLocked(event.NodeFinished, user, event.NodeFinishedData{Status: event.NodeSucceeded})

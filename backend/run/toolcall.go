@@ -181,7 +181,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		s.observe(a, deferred) // what changed meanwhile that the tool did not do
 	}
 	if err == nil && string(args) != string(call.Arguments) {
-		res.Output = "Note: the user edited your arguments before approving; the call ran with " + string(args) + "\n" + res.Output
+		res.Output = editedNote + string(args) + "\n" + res.Output
 	}
 	switch {
 	case ctx.Err() != nil && (err != nil || res.IsError):
@@ -200,6 +200,24 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		}
 	}
 	return end(event.NodeSucceeded, res)
+}
+
+// editedNote starts the output of a call that ran with a person's edit of
+// its arguments, which follow it on the note's line: the model is told.
+const editedNote = "Note: the user edited your arguments before approving; the call ran with "
+
+// ToolOutput is what the tool itself answered of a call whose node.finished
+// recorded output: output without the note the engine put before it when
+// the call ran with a person's edit of its arguments (edited). A replay
+// answers a recorded call with it; the engine then adds the note again, as
+// it did when it recorded the call.
+func ToolOutput(output string, edited bool) string {
+	if !edited || !strings.HasPrefix(output, editedNote) {
+		return output
+	}
+	// The arguments are compact JSON, so the note is one line.
+	_, rest, _ := strings.Cut(output, "\n")
+	return rest
 }
 
 // CodeStaleDecision is the code of a call that was not run because the
