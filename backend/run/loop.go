@@ -305,7 +305,11 @@ func (s *Service) stream(ctx context.Context, a *active, node string, p llm.Prov
 		}
 		if n > 0 {
 			a.emit(event.LLMDelta, node, event.LLMDeltaData{Text: string(buf[:n])})
-			a.flush()
+			if !all {
+				// The text so far goes to watchers now; the last piece
+				// commits with the call's end, which comes at once.
+				a.flush()
+			}
 			buf = append(buf[:0], buf[n:]...)
 		}
 		last = time.Now()

@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,7 @@ import (
 	"steward/backend/agent"
 	"steward/backend/event"
 	"steward/backend/inbox"
-	"steward/backend/llm/script"
+	"steward/backend/llm"
 	"steward/backend/redact"
 	"steward/backend/run"
 	"steward/backend/store"
@@ -95,17 +96,36 @@ func (c *commits) Publish(evs []event.Event) {
 	}
 }
 
-func stepsScript(b *testing.B, steps int) *script.Script {
-	var turns []string
-	for i := range steps {
-		turns = append(turns, fmt.Sprintf(`{"text": "Step %d: checking one more thing before I go on.", "tool_calls": [{"name": "noop", "arguments": {}}]}`, i+1))
+// stepsModel is the fake model of BenchmarkEngineSteps: it answers the
+// i-th call with ten words of streamed text and a call of noop, and after
+// the last step with "Done.". Its own cost does not grow with the
+// conversation (the script provider's reads the whole request to find its
+// turn), so the figures are the engine's.
+type stepsModel struct {
+	steps int
+	mu    sync.Mutex
+	n     int
+	at    []time.Time // when each call started
+}
+
+func (m *stepsModel) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
+	m.mu.Lock()
+	m.at = append(m.at, time.Now())
+	m.n++
+	n := m.n
+	m.mu.Unlock()
+	if n > m.steps {
+		on(llm.Delta{Kind: llm.DeltaText, Text: "Done."})
+		return &llm.Response{Text: "Done.", StopReason: llm.StopEnd, Model: "bench", Usage: llm.Usage{InputTokens: 100, OutputTokens: 2}}, nil
 	}
-	turns = append(turns, `{"text": "Done."}`)
-	sc, err := script.Parse([]byte(`{"name": "bench", "turns": [` + strings.Join(turns, ",") + `]}`))
-	if err != nil {
-		b.Fatal(err)
+	text := fmt.Sprintf("Step %d: checking one more thing before I go on.", n)
+	for _, w := range strings.SplitAfter(text, " ") {
+		on(llm.Delta{Kind: llm.DeltaText, Text: w})
 	}
-	return sc
+	call := llm.ToolCall{ID: fmt.Sprintf("call_%d_0", n), Name: "noop", Arguments: json.RawMessage(`{}`)}
+	on(llm.Delta{Kind: llm.DeltaToolArgs, Text: string(call.Arguments), ToolName: call.Name})
+	return &llm.Response{Text: text, ToolCalls: []llm.ToolCall{call}, StopReason: llm.StopToolCalls, Model: "bench",
+		Usage: llm.Usage{InputTokens: 100, OutputTokens: 12}}, nil
 }
 
 func engineSteps(b *testing.B, steps int) stepsResult {
@@ -129,8 +149,8 @@ func engineSteps(b *testing.B, steps int) stepsResult {
 		return []string{"sk-proj-benchmarkKey0123456789abcdefABCDEF", "sk-ant-api03-benchmarkKey0123456789abcdef", "0123456789abcdef0123456789abcdef"}
 	})
 	ws := b.TempDir()
-	one := func(steps int) (string, *clockedProvider) {
-		cp := &clockedProvider{inner: script.New(stepsScript(b, steps), script.Options{})}
+	one := func(steps int) (string, *stepsModel) {
+		cp := &stepsModel{steps: steps}
 		svc := run.New(run.Config{Store: st, Approver: inbox.New(st, nil, func() string { return id("ia") }),
 			Tools: reg, Models: benchModels{cp}, NewID: id, Redact: secrets.String})
 		defer func() { _ = svc.Shutdown(context.Background()) }()
