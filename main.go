@@ -142,7 +142,6 @@ type services struct {
 	runs     *run.Service
 	agents   *agent.Service
 	models   *config.Models
-	blobs    *workspace.Blobs
 	settings *config.Settings
 	browser  *browsertools.Manager
 	sandbox  *sandbox.Sandbox
@@ -224,7 +223,7 @@ func build(getenv func(string) string, logw io.Writer) (*services, error) {
 		Secrets: secrets.Secrets, Learned: secrets.Learned, Player: frontend.Player})
 	replays := replay.NewService(replay.Config{Runs: runs, Log: st, Blobs: blobs, Tools: tools, Inbox: in, Models: models,
 		Dir: cfg.ReplaysDir(), Logf: logger.Printf, Redact: secrets.String})
-	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models, blobs: blobs,
+	return &services{cfg: cfg, store: st, bus: bus, tools: tools, inbox: in, runs: runs, agents: agents, models: models,
 		settings: settings, browser: browsers, sandbox: sb, exchange: ex, replays: replays, logger: logger}, nil
 }
 
@@ -296,7 +295,7 @@ func startServer(s *services, addr string, getenv func(string) string) (*server,
 	h := api.New(api.Config{
 		Token: token, Version: version, DefaultWorkspace: wd, ExtraHost: extra,
 		Runs: s.runs, Inbox: s.inbox, Store: s.store, Agents: s.agents, Models: s.models, Tools: s.tools,
-		Blobs: s.blobs, Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
+		Settings: s.settings, Desktop: s.desktop, Bus: s.bus, UI: uiFS(), Logf: s.logger.Printf,
 		Artifacts: s.cfg.ArtifactsDir(), Frames: s.browser, Exchange: s.exchange, Replays: s.replays, Sandbox: s.sandbox,
 	})
 	port := ln.Addr().(*net.TCPAddr).Port

@@ -113,7 +113,7 @@ func newEnvWith(t *testing.T, edit func(*api.Config)) *env {
 
 	cfgAPI := api.Config{
 		Token: token, Version: "test", DefaultWorkspace: t.TempDir(),
-		Runs: runs, Inbox: in, Store: st, Agents: agents, Models: models, Tools: tools, Blobs: blobs,
+		Runs: runs, Inbox: in, Store: st, Agents: agents, Models: models, Tools: tools,
 		Settings: config.NewSettings(cfg, func(string) string { return "" }, models, config.NewPrices(nil)),
 		Bus:      bus, UI: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Steward</title>")}},
 		Logf: t.Logf,

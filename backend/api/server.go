@@ -25,6 +25,7 @@ import (
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
+	"steward/backend/workspace"
 )
 
 // Runs is what the API needs of the engine.
@@ -32,7 +33,7 @@ type Runs interface {
 	Start(ctx context.Context, p run.StartParams) (store.Run, error)
 	Command(ctx context.Context, runID string, c run.Command) (run.CommandResult, error)
 	NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Message, error)
-	FileChanges(ctx context.Context, runID string) ([]store.FileChange, error)
+	Files(ctx context.Context, runID string) (workspace.FilesView, error)
 	Restore(ctx context.Context, runID string, p run.RestoreParams) (run.RestoreResult, error)
 }
 
@@ -95,9 +96,6 @@ type Config struct {
 	// Settings are the providers and prices the settings screens change;
 	// nil answers 501.
 	Settings Settings
-	// Blobs holds the contents of changed files, for their diffs; nil shows
-	// changes without diffs.
-	Blobs Blobs
 	// Artifacts is the folder of the runs' artifacts (one folder per run);
 	// empty serves none.
 	Artifacts string
@@ -122,11 +120,6 @@ type Desktop interface {
 	// SaveFile asks where to save a file, suggesting name; "" when the
 	// person cancelled.
 	SaveFile(ctx context.Context, title, name string) (string, error)
-}
-
-// Blobs returns a kept file content by its sum.
-type Blobs interface {
-	Get(sum string) ([]byte, error)
 }
 
 // Server is the HTTP handler. Set its port with SetPort once the listener

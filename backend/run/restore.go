@@ -22,6 +22,29 @@ func (s *Service) FileChanges(ctx context.Context, runID string) ([]store.FileCh
 	return s.cfg.Store.FileChanges(ctx, runID)
 }
 
+// Files returns the files view of the run's journal (workspace.ViewFiles),
+// with the diffs of the contents kept; without a journal (Config.Blobs
+// nil) the changes have no diffs.
+func (s *Service) Files(ctx context.Context, runID string) (workspace.FilesView, error) {
+	changes, err := s.FileChanges(ctx, runID)
+	if err != nil {
+		return workspace.FilesView{}, err
+	}
+	logged := make([]workspace.Logged, len(changes))
+	for i, c := range changes {
+		logged[i] = workspace.Logged{Recorded: workspace.Recorded{Change: workspace.Change{Path: c.Path, Before: c.Before, After: c.After,
+			BeforeUnknown: c.BeforeUnknown, Size: c.Size}, Op: c.Op, Seq: c.Seq}, NodeID: c.NodeID, Source: c.Source, Undoes: c.Undoes, CreatedAt: c.CreatedAt}
+	}
+	o := workspace.ViewOptions{Missing: "no diff: the content was not kept (larger than 16 MiB)"}
+	if s.cfg.Blobs != nil {
+		o.Content = func(sum string) ([]byte, bool) {
+			b, err := s.cfg.Blobs.Get(sum)
+			return b, err == nil
+		}
+	}
+	return workspace.ViewFiles(logged, o), nil
+}
+
 // Restore takes back changes of the run's files: an undo of one op, a
 // revert of the whole run, or a rewind to before a node. It first checks
 // that every file holds what the journal says the run left (a
