@@ -1,5 +1,5 @@
 import react from "@vitejs/plugin-react";
-import type { ProxyOptions } from "vite";
+import { searchForWorkspaceRoot, type ProxyOptions } from "vite";
 import { defineConfig } from "vitest/config";
 
 // The Go server (`steward serve`) listens here by default.
@@ -19,6 +19,9 @@ const asBackend: ProxyOptions = {
 export default defineConfig({
   plugins: [react()],
   server: {
+    // The fold fixtures (recorded logs with the conversation the Go fold
+    // gives) live beside the Go fold; the player's tests read them too.
+    fs: { allow: [searchForWorkspaceRoot(process.cwd()), "../backend/run/testdata/fold"] },
     proxy: {
       "/api": { ...asBackend, ws: true },
       "/healthz": asBackend,

@@ -10,13 +10,23 @@ import (
 
 // NodeInput returns what a model call node was given: the conversation as
 // the model saw it (repaired as the engine repairs it before each call),
-// computed by the run's Fold of its log up to the node's start. It returns
-// ErrNotFound when the run has no such model call.
+// computed by the run's Fold of its log up to the node's start (InputOf).
+// It returns ErrNotFound when the run has no such model call.
 func (s *Service) NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Message, error) {
 	evs, err := s.allEvents(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
+	if in, ok := InputOf(evs, nodeID); ok {
+		return in, nil
+	}
+	return nil, fmt.Errorf("%w: run %s has no model call %s", ErrNotFound, runID, nodeID)
+}
+
+// InputOf returns the conversation the model call nodeID of the log evs was
+// sent: the Fold's request at the call's node.started. ok is false when no
+// such model call started in evs.
+func InputOf(evs []event.Event, nodeID string) (in []llm.Message, ok bool) {
 	f := NewFold()
 	for _, ev := range evs {
 		f.apply(ev)
@@ -24,10 +34,10 @@ func (s *Service) NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Me
 			var d event.NodeStartedData
 			_ = ev.Decode(&d)
 			if d.Kind != event.KindLLM {
-				break
+				return nil, false
 			}
-			return f.request(), nil
+			return f.request(), true
 		}
 	}
-	return nil, fmt.Errorf("%w: run %s has no model call %s", ErrNotFound, runID, nodeID)
+	return nil, false
 }
