@@ -104,6 +104,19 @@ type ToolSpec struct {
 }
 
 // Request is one model call.
+//
+// What stays the same from one request of a run to the next: the engine
+// builds a run's conversation by appending, so Messages[i] of a later
+// request of the same run is the message Messages[i] of an earlier one was
+// (the same Role, Text, ToolCalls, ToolCallID and IsError, sharing their
+// backing arrays), and a provider may keep the encoding of each message by
+// its place in the run's conversation. Two exceptions: a tool result the
+// engine synthesized for a call that had none yet ("error interrupted: no
+// result was recorded for this call; its outcome is unknown") is replaced
+// by the call's real result once it is recorded, and Images are attached
+// to the latest tool results of each request only (a message may carry
+// images in one request and none in the next). System and Tools may change
+// between requests. A provider must not change the messages it is sent.
 type Request struct {
 	Model     string
 	System    string
