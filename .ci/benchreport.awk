@@ -1,5 +1,6 @@
 # Summarises `go test -bench` output: the median of every custom metric of
-# every benchmark over its -count runs (the machines are shared and noisy).
+# every benchmark over its -count runs (the machines are shared and noisy),
+# then the engine step's targets.
 /^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name)
 	for (i = 3; i < NF; i += 2) {
@@ -19,5 +20,16 @@ END {
 		med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 		split(key, parts, " ")
 		printf "%-32s %-16s %12.4g %d\n", parts[1], parts[2], med, m
+		medians[key] = med
+	}
+	# Issue 15's targets for the engine's step, judged beside the control
+	# (a raw SQLite loop of the same rows, in the same run).
+	for (k = 1; k <= keys; k++) {
+		key = order[k]
+		if (key !~ /^BenchmarkEngineSteps\/N=[0-9]+ ms\/step$/) continue
+		split(key, parts, " "); b = parts[1]
+		printf "%-32s ms/step %.3g (target <= 0.28: %s), last/first %.3g (target <= 1.2: %s), control %.3g ms/step\n", b,
+			medians[key], (medians[key] <= 0.28 ? "met" : "missed"), medians[b " last/first"],
+			(medians[b " last/first"] <= 1.2 ? "met" : "missed"), medians[b " control-ms/step"]
 	}
 }
