@@ -74,11 +74,13 @@ type Fold struct {
 	// files holds what the journal last recorded of each file the run
 	// changed or saw changed (the sum of its content, "" when deleted).
 	files map[string]string
-	// pictures are the images each tool node produced (images.go), and
-	// resultNode the node that answered each tool call: a model that takes
-	// images is sent the latest ones with their results.
+	// pictures are the images each tool node produced (images.go),
+	// resultNode the node that answered each tool call, and pictured the
+	// places in conv of the results whose node has pictures: a model that
+	// takes images is sent the latest ones with their results.
 	pictures   map[string][]picture
 	resultNode map[string]string
+	pictured   []int
 	// seq is the highest seq of the events folded that had one (read from
 	// the log, not emitted).
 	seq int64
@@ -276,14 +278,18 @@ func (f *Fold) finishNode(node string, d event.NodeFinishedData) {
 			return
 		}
 		t.finished = true
-		if len(f.pictures[node]) > 0 {
+		pictured := len(f.pictures[node]) > 0
+		if pictured {
 			if f.resultNode == nil {
 				f.resultNode = map[string]string{}
 			}
 			f.resultNode[c.ID] = node
 		}
-		f.result(llm.Message{Role: llm.RoleTool, ToolCallID: c.ID,
+		at := f.result(llm.Message{Role: llm.RoleTool, ToolCallID: c.ID,
 			Text: modelText(tool.Result{Output: d.Output, IsError: d.IsError, Code: d.Code}), IsError: d.IsError})
+		if pictured {
+			f.pictured = append(f.pictured, at...)
+		}
 		f.calls = append(f.calls[:i:i], f.calls[i+1:]...)
 		f.turnNodes = append(f.turnNodes, node)
 		return
@@ -301,9 +307,10 @@ func (f *Fold) answered(m llm.Message) {
 	}
 }
 
-// result puts a call's result where its stand-in is. A conversation that a
-// request was handed is copied first: what a request holds never changes.
-func (f *Fold) result(m llm.Message) {
+// result puts a call's result where its stand-in is, and returns where. A
+// conversation that a request was handed is copied first: what a request
+// holds never changes.
+func (f *Fold) result(m llm.Message) []int {
 	at := f.slot[m.ToolCallID]
 	delete(f.slot, m.ToolCallID)
 	for _, i := range at {
@@ -312,6 +319,7 @@ func (f *Fold) result(m llm.Message) {
 		}
 		f.conv[i] = m
 	}
+	return at
 }
 
 // interruptedResult stands in for the result of a call that has none in the

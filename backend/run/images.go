@@ -35,12 +35,17 @@ func (r *Fold) notePicture(ev event.Event) {
 	r.pictures[ev.NodeID] = append(r.pictures[ev.NodeID], picture{d.Name, d.Mime})
 }
 
-// picked returns, by index in msgs, the pictures of the latest tool
-// results that have some, up to maxImages in all.
+// picked returns, by index in msgs (the fold's request), the pictures of
+// the latest tool results that have some, up to maxImages in all. It looks
+// at those results only, not at the whole conversation.
 func (r *Fold) picked(msgs []llm.Message) map[int][]picture {
 	out := map[int][]picture{}
 	n := 0
-	for i := len(msgs) - 1; i >= 0 && n < maxImages; i-- {
+	for k := len(r.pictured) - 1; k >= 0 && n < maxImages; k-- {
+		i := r.pictured[k]
+		if i >= len(msgs) {
+			continue
+		}
 		m := msgs[i]
 		if m.Role != llm.RoleTool {
 			continue

@@ -3,9 +3,12 @@
 // model stops or max_steps), and applies control commands.
 //
 // One goroutine owns each active run; it is the only writer of that run's
-// events apart from the inbox, which records answers. Every model call and
-// tool call is a node of the run's graph, recorded through events; the
-// in-memory conversation is a fold of those events, never the only copy.
+// events apart from the inbox, which records approvals and answers (and a
+// replay, which records its divergence). Every model call and tool call is
+// a node of the run's graph, recorded through events; what the engine knows
+// of a run is its Fold (fold.go), the one projection of the run's log, fed
+// every committed event of the run, the ones others write included
+// (active.go): never the only copy.
 // Events that gate nothing are submitted without waiting; the loop waits for
 // them to commit before any side effect (a tool call, an approval) and before
 // the run ends, so a crash never loses an event whose effect happened.
@@ -61,7 +64,11 @@ type Store interface {
 	GetAgent(ctx context.Context, key string) (agent.Agent, error)
 }
 
-// Approver opens approvals and questions and waits for their answers.
+// Approver opens approvals and questions and waits for their answers. It
+// records them in the run's log, as the inbox does: Open returns once the
+// approval.requested event has committed, Wait once the approval.decided
+// has. The engine reads both from the log (its Fold), not from what these
+// return.
 type Approver interface {
 	Open(ctx context.Context, r inbox.Request) (string, error)
 	Answered(ctx context.Context, id string) (bool, error)
