@@ -329,5 +329,3 @@ func normalized(evs []event.Event, roots []string) []event.Event {
 	}
 	return out
 }
-
-
