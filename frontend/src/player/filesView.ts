@@ -1,7 +1,8 @@
 // The Files tab's answer (GET /runs/{id}/files) computed from a recording:
 // the file.changed events seen so far, with diffs of the blobs the
-// recording carries. A port of backend/api/files.go filesView, so the tab
-// reads as it did live.
+// recording carries. A port of backend/workspace view.go (ViewFiles), so
+// the tab reads as it did live; the fold fixtures (backend/run/testdata/fold,
+// read by fold.test.ts) pin the two to each other.
 
 import type { ChangeView, Event, FileChangedData, FilesView, FileView } from "../api/types";
 import { fileDiff } from "./unifiedDiff";
