@@ -128,7 +128,7 @@ func (m *stepsModel) Stream(ctx context.Context, req llm.Request, on func(llm.De
 		Usage: llm.Usage{InputTokens: 100, OutputTokens: 12}}, nil
 }
 
-func engineSteps(b *testing.B, steps int) stepsResult {
+func engineSteps(b testing.TB, steps int) stepsResult {
 	dir := b.TempDir()
 	log := &commits{sizes: map[string][]int{}}
 	st, err := store.Open(filepath.Join(dir, "bench.db"), &store.Options{Publisher: log})
@@ -192,7 +192,7 @@ func engineSteps(b *testing.B, steps int) stepsResult {
 // store's schema, raw: one transaction per batch of sizes, one prepared
 // statement per row. It returns the time in milliseconds, the run's
 // creation left out.
-func controlInserts(b *testing.B, path string, evs []event.Event, sizes []int) float64 {
+func controlInserts(b testing.TB, path string, evs []event.Event, sizes []int) float64 {
 	st, err := store.Open(path, nil) // the schema, as the store makes it
 	if err != nil {
 		b.Fatal(err)
