@@ -1,0 +1,55 @@
+package anthropic
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"steward/backend/llm"
+	"steward/backend/llm/llmtest"
+)
+
+// BenchmarkStreamHistory measures one model call of an agent's run with a
+// history of 21, 201 and 1,001 messages, through the real client against a
+// server on loopback that answers at once (it reads the request, then streams
+// a short answer with one tool call). Each call's last two messages are new,
+// as a step's are: the model's answer and the tool's result. The figure is
+// what a step costs the provider, and how that grows with the history.
+func BenchmarkStreamHistory(b *testing.B) {
+	answer := []byte(strings.Join([]string{messageStart(startUsage), textStart(0), textDelta(0, "Reading."), blockStop(0),
+		toolStart(1, "toolu_x", "read_file"), jsonDelta(1, `{"path":"a.go"}`), blockStop(1),
+		messageDelta("tool_use", `{"output_tokens":12}`), messageStop()}, ""))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if n == 0 {
+			http.Error(w, "no body", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		_, _ = w.Write(answer)
+	}))
+	defer srv.Close()
+	for _, steps := range []int{10, 100, 500} {
+		b.Run(fmt.Sprintf("msgs=%d", 1+2*steps), func(b *testing.B) {
+			p := newProvider(srv)
+			prefix := llmtest.History(steps - 1)
+			tools := llmtest.Tools()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				msgs := append(prefix[:len(prefix):len(prefix)], llmtest.Step(steps+i)...)
+				req := llm.Request{System: llmtest.System, Messages: msgs, Tools: tools, MaxTokens: 4096}
+				b.StartTimer()
+				resp, err := p.Stream(context.Background(), req, nil)
+				if err != nil || len(resp.ToolCalls) != 1 {
+					b.Fatalf("Stream: %+v %v", resp, err)
+				}
+			}
+		})
+	}
+}
