@@ -20,19 +20,7 @@ import (
 // as a step's are: the model's answer and the tool's result. The figure is
 // what a step costs the provider, and how that grows with the history.
 func BenchmarkStreamHistory(b *testing.B) {
-	answer := []byte(strings.Join([]string{messageStart(startUsage), textStart(0), textDelta(0, "Reading."), blockStop(0),
-		toolStart(1, "toolu_x", "read_file"), jsonDelta(1, `{"path":"a.go"}`), blockStop(1),
-		messageDelta("tool_use", `{"output_tokens":12}`), messageStop()}, ""))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := io.Copy(io.Discard, r.Body)
-		if n == 0 {
-			http.Error(w, "no body", http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-		_, _ = w.Write(answer)
-	}))
-	defer srv.Close()
+	srv := benchServer(b)
 	for _, steps := range []int{10, 100, 500} {
 		b.Run(fmt.Sprintf("msgs=%d", 1+2*steps), func(b *testing.B) {
 			p := newProvider(srv)
@@ -52,4 +40,23 @@ func BenchmarkStreamHistory(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServer is a model server on loopback that answers at once: it reads
+// the request, then streams a short answer with one tool call.
+func benchServer(tb testing.TB) *httptest.Server {
+	answer := []byte(strings.Join([]string{messageStart(startUsage), textStart(0), textDelta(0, "Reading."), blockStop(0),
+		toolStart(1, "toolu_x", "read_file"), jsonDelta(1, `{"path":"a.go"}`), blockStop(1),
+		messageDelta("tool_use", `{"output_tokens":12}`), messageStop()}, ""))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if n == 0 {
+			http.Error(w, "no body", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		_, _ = w.Write(answer)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
 }

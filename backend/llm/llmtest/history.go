@@ -4,8 +4,10 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"steward/backend/llm"
@@ -62,4 +64,53 @@ func History(steps int) []llm.Message {
 		msgs = append(msgs, Step(i)...)
 	}
 	return msgs
+}
+
+// Edit is a change between two requests of a run, for tests of what a
+// provider keeps from one request to the next.
+type Edit struct {
+	Name  string
+	Apply func(*llm.Request)
+}
+
+// Edits are changes of every kind a conversation can see between two model
+// calls, in order, from an empty request: steps added, tool results with
+// images, a synthetic "interrupted" result replaced, bytes changed in place
+// (arguments, images, a schema), messages dropped, another model, system
+// prompt, tools or max_tokens.
+func Edits() []Edit {
+	img := func(b string) []llm.Image { return []llm.Image{{MediaType: "image/png", Data: []byte("\x89PNG" + b)}} }
+	return []Edit{
+		{"first call", func(r *llm.Request) {
+			r.System, r.Tools, r.MaxTokens, r.Messages = System, Tools(), 1024, History(2)
+		}},
+		{"a step added", func(r *llm.Request) { r.Messages = append(r.Messages, Step(3)...) }},
+		{"tool results with images", func(r *llm.Request) {
+			r.Messages = append(r.Messages,
+				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+					{ID: "shot_1", Name: "browser_screenshot", Arguments: json.RawMessage(`{}`)},
+					{ID: "shot_2", Name: "browser_screenshot", Arguments: json.RawMessage(`{"full":true}`)}}},
+				llm.Message{Role: llm.RoleTool, ToolCallID: "shot_1", Text: "Screenshot 1.", Images: img("one")},
+				llm.Message{Role: llm.RoleTool, ToolCallID: "shot_2", Text: "interrupted", IsError: true})
+		}},
+		{"the interrupted result replaced", func(r *llm.Request) {
+			r.Messages = slices.Clone(r.Messages)
+			r.Messages[len(r.Messages)-1] = llm.Message{Role: llm.RoleTool, ToolCallID: "shot_2", Text: "Screenshot 2.", Images: img("two")}
+		}},
+		{"a person's message with an image", func(r *llm.Request) {
+			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleUser, Text: "And this one?", Images: img("three")})
+		}},
+		{"arguments changed in place", func(r *llm.Request) { r.Messages[1].ToolCalls[0].Arguments[3] = 'P' }},
+		{"an image changed in place", func(r *llm.Request) { r.Messages[len(r.Messages)-1].Images[0].Data[4] = 'T' }},
+		{"the same request again", func(*llm.Request) {}},
+		{"the first messages dropped", func(r *llm.Request) { r.Messages = r.Messages[2:] }},
+		{"a schema changed in place", func(r *llm.Request) {
+			s := r.Tools[0].Schema
+			s[bytes.Index(s, []byte(`"minimum":1`))+len(`"minimum":`)] = '2'
+		}},
+		{"another system prompt", func(r *llm.Request) { r.System = "Be brief." }},
+		{"no system prompt, no tools, no max_tokens", func(r *llm.Request) { r.System, r.Tools, r.MaxTokens = "", nil, 0 }},
+		{"another model", func(r *llm.Request) { r.Model = "other-model" }},
+		{"a step added after all that", func(r *llm.Request) { r.Messages = append(r.Messages, Step(9)...) }},
+	}
 }

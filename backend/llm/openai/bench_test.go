@@ -19,21 +19,7 @@ import (
 // as a step's are: the model's answer and the tool's result. The figure is
 // what a step costs the provider, and how that grows with the history.
 func BenchmarkStreamHistory(b *testing.B) {
-	answer := []byte("data: " + chunk(`{"role":"assistant","content":"Reading."}`, "") + "\n\n" +
-		"data: " + chunk(`{"tool_calls":[{"index":0,"id":"call_x","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]}`, "") + "\n\n" +
-		"data: " + chunk(`{}`, "tool_calls") + "\n\n" +
-		"data: " + usageChunk + "\n\n" +
-		"data: [DONE]\n\n")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := io.Copy(io.Discard, r.Body)
-		if n == 0 {
-			http.Error(w, "no body", http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(answer)
-	}))
-	defer srv.Close()
+	srv := benchServer(b)
 	for _, steps := range []int{10, 100, 500} {
 		b.Run(fmt.Sprintf("msgs=%d", 1+2*steps), func(b *testing.B) {
 			p := newProvider(srv)
@@ -53,4 +39,25 @@ func BenchmarkStreamHistory(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServer is a model server on loopback that answers at once: it reads
+// the request, then streams a short answer with one tool call.
+func benchServer(tb testing.TB) *httptest.Server {
+	answer := []byte("data: " + chunk(`{"role":"assistant","content":"Reading."}`, "") + "\n\n" +
+		"data: " + chunk(`{"tool_calls":[{"index":0,"id":"call_x","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]}`, "") + "\n\n" +
+		"data: " + chunk(`{}`, "tool_calls") + "\n\n" +
+		"data: " + usageChunk + "\n\n" +
+		"data: [DONE]\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if n == 0 {
+			http.Error(w, "no body", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(answer)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
 }
