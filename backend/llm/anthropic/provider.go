@@ -6,6 +6,13 @@
 // ANTHROPIC_* variables from the environment, nor a profile from disk: all
 // configuration comes from Config. Stream runs no goroutine of its own; the
 // response body is closed before Stream returns.
+//
+// A Provider keeps the encoded messages of its last request (see
+// llm.Encodings) and sends each request as a body made of those pieces, so a
+// step of a run encodes only its new messages and copies none of the old
+// ones: the SDK would encode the whole history on every call. What it keeps
+// is about one request body, replaced by each call; config makes a Provider
+// per run, so it goes with the run.
 package anthropic
 
 import (
