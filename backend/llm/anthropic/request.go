@@ -64,7 +64,7 @@ func (p *Provider) requestBody(req llm.Request) (*llm.Body, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	body := &llm.Body{}
+	body := llm.NewBody(3*len(msgs) + 8) // about a comma, a block and a wrapper each
 	body.Add(bodyStart)
 	var role []byte
 	var results, blocks [][]byte

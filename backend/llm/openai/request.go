@@ -59,7 +59,7 @@ func (p *Provider) requestBody(req llm.Request) (*llm.Body, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	body := &llm.Body{}
+	body := llm.NewBody(2*len(msgs) + 8) // a comma and a message each
 	body.Add(bodyStart)
 	n := 0
 	add := func(pieces ...[]byte) {
