@@ -80,8 +80,13 @@ func newTimedModel(t *testing.T) *timedModel {
 		fmt.Fprint(w, "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"fake\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n\n")
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		w.(http.Flusher).Flush()
+		answered := time.Now()
 		m.mu.Lock()
-		m.answered = append(m.answered, time.Now())
+		// By request: the next request may have arrived already.
+		for len(m.answered) <= k {
+			m.answered = append(m.answered, time.Time{})
+		}
+		m.answered[k] = answered
 		m.mu.Unlock()
 	}))
 	t.Cleanup(m.Close)
@@ -175,7 +180,7 @@ func TestE2EProviderPerf(t *testing.T) {
 			s.call(t, "POST", "/api/v1/runs", map[string]any{"agent": name, "instructions": instructions, "workspace": ws}, http.StatusCreated, &r)
 			waitRunStatusWithin(t, s, r.ID, "completed", 10*time.Minute)
 			arrived, answered, last := model.times()
-			if len(arrived) != n+1 || len(answered) != n+1 {
+			if len(arrived) != n+1 || len(answered) != n+1 || slices.ContainsFunc(answered, time.Time.IsZero) {
 				t.Fatalf("the run made %d model calls (%d answered), want %d", len(arrived), len(answered), n+1)
 			}
 			hist := wireHistory(t, last)
@@ -193,6 +198,15 @@ func TestE2EProviderPerf(t *testing.T) {
 
 			control := sdkControl(t, model, hist, n)
 			control.report(t, fmt.Sprintf("E2EProviderSDKControl/N=%d", n))
+			// The target is a share flat in N. The bound leaves room for a
+			// loaded machine and still fails a provider that encodes the
+			// whole history on every call (its last 20 steps cost 2.3 to 5
+			// times its first 20 at N=200); TestStreamCostFollowsWhatIsNew
+			// in the providers' packages pins the same property exactly, by
+			// allocations.
+			if n == 200 && steward.last20 > 1.5*steward.first20+1.5 {
+				t.Errorf("Steward's share of the last 20 steps is %.2f ms against %.2f ms for the first 20: a step's cost grows with the history", steward.last20, steward.first20)
+			}
 		})
 	}
 }
@@ -310,8 +324,8 @@ func sdkControl(t *testing.T, model *timedModel, hist wireRequest, n int) stepSt
 		}
 	}
 	arrived, answered, _ := model.times()
-	if len(arrived) != n+1 {
-		t.Fatalf("the control made %d requests, want %d", len(arrived), n+1)
+	if len(arrived) != n+1 || len(answered) != n+1 || slices.ContainsFunc(answered, time.Time.IsZero) {
+		t.Fatalf("the control made %d requests (%d answered), want %d", len(arrived), len(answered), n+1)
 	}
 	// The share of step k, as for the run: the end of answer k to the
 	// arrival of request k+1, less the time the test itself spent between.
