@@ -24,20 +24,20 @@ type head struct {
 // to the conversation, as the SDK encodes them, and the role of the message
 // they go in.
 type wireMessage struct {
-	role    []byte   // roleUser or roleAssistant
+	end     []byte   // closes the message it goes in: endUser or endAssistant
 	results [][]byte // tool_result blocks
 	blocks  [][]byte // the other blocks
 }
 
 // JSON between the pieces of a body; never written.
 var (
-	bodyStart     = []byte(`{"stream":true,"messages":[`)
-	comma         = []byte(",")
-	contentStart  = []byte(`{"content":[`)
-	roleUser      = []byte(`],"role":"user"}`)
-	roleAssistant = []byte(`],"role":"assistant"}`)
-	messagesEnd   = []byte("]")
-	objectEnd     = []byte("}")
+	bodyStart    = []byte(`{"stream":true,"messages":[`)
+	comma        = []byte(",")
+	contentStart = []byte(`{"content":[`)
+	endUser      = []byte(`],"role":"user"}`)
+	endAssistant = []byte(`],"role":"assistant"}`)
+	messagesEnd  = []byte("]")
+	objectEnd    = []byte("}")
 )
 
 // requestBody encodes req as the JSON body of a streaming message, from the
@@ -66,7 +66,7 @@ func (p *Provider) requestBody(req llm.Request) (*llm.Body, string, error) {
 	}
 	body := llm.NewBody(3*len(msgs) + 8) // about a comma, a block and a wrapper each
 	body.Add(bodyStart)
-	var role []byte
+	var end []byte
 	var results, blocks [][]byte
 	n := 0
 	flush := func() {
@@ -90,16 +90,16 @@ func (p *Provider) requestBody(req llm.Request) (*llm.Body, string, error) {
 			}
 			body.Add(b)
 		}
-		body.Add(role)
+		body.Add(end)
 		results, blocks = results[:0], blocks[:0]
 	}
 	for _, m := range msgs {
 		if len(m.results)+len(m.blocks) == 0 {
 			continue
 		}
-		if !bytes.Equal(m.role, role) {
+		if !bytes.Equal(m.end, end) {
 			flush()
-			role = m.role
+			end = m.end
 		}
 		results = append(results, m.results...)
 		blocks = append(blocks, m.blocks...)
@@ -180,7 +180,7 @@ func messageBlocks(m llm.Message) (*wireMessage, error) {
 		return nil, err
 	}
 	var results, others []sdk.ContentBlockParamUnion
-	role := roleUser
+	end := endUser
 	switch m.Role {
 	case llm.RoleUser:
 		if m.Text != "" {
@@ -202,7 +202,7 @@ func messageBlocks(m llm.Message) (*wireMessage, error) {
 		}
 		results = append(results, sdk.ContentBlockParamUnion{OfToolResult: &result})
 	case llm.RoleAssistant:
-		role = roleAssistant
+		end = endAssistant
 		if m.Text != "" {
 			others = append(others, sdk.NewTextBlock(m.Text))
 		}
@@ -212,7 +212,7 @@ func messageBlocks(m llm.Message) (*wireMessage, error) {
 	default:
 		return nil, fmt.Errorf("unknown role %q", m.Role)
 	}
-	w := &wireMessage{role: role}
+	w := &wireMessage{end: end}
 	var err error
 	if w.results, err = marshalBlocks(results); err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ type wireMessage struct {
 	images []byte
 }
 
-// JSON between the pieces of a body.
+// JSON between the pieces of a body; never written.
 var (
 	bodyStart   = []byte(`{"stream":true,"messages":[`)
 	comma       = []byte(",")
