@@ -64,7 +64,7 @@ func (p *Provider) requestBody(req llm.Request) (*llm.Body, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	body := llm.NewBody(3*len(msgs) + 8) // about a comma, a block and a wrapper each
+	body := llm.NewBody(5*len(msgs) + 8) // a step: a result and a text and tool_use, in their wrappers
 	body.Add(bodyStart)
 	var end []byte
 	var results, blocks [][]byte
