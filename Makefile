@@ -75,7 +75,7 @@ test-go: build
 
 # The packages that run goroutines, again under the race detector.
 test-race: deps
-	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool \
+	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool ./backend/llm \
 		./backend/workspace ./backend/attention ./backend/tools/... ./backend/replay ./backend/exchange
 
 test-desktop: build

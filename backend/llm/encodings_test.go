@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -136,4 +137,32 @@ func TestEncodingsErrorsAndMemory(t *testing.T) {
 	if n := len(c.c.msgs); n != 3 {
 		t.Errorf("holds the encodings of %d messages after a request of 3", n)
 	}
+}
+
+// Calls for different conversations at once each get their own encodings.
+func TestEncodingsConcurrent(t *testing.T) {
+	t.Parallel()
+	var c Encodings[string, string]
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				msgs := conversation(i%7 + g)
+				_, encs, err := c.Encode(Request{Model: fmt.Sprint("m", g), Messages: msgs},
+					func(r Request) (string, error) { return r.Model, nil },
+					func(_ int, m Message) (string, error) { return m.Text + "|" + m.ToolCallID, nil })
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for j, m := range msgs {
+					if encs[j] != m.Text+"|"+m.ToolCallID {
+						t.Errorf("goroutine %d call %d: message %d encoded as %q", g, i, j, encs[j])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
