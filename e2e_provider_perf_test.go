@@ -101,10 +101,24 @@ func (m *timedModel) reset(toolCalls int) {
 	m.toolCalls, m.arrived, m.answered, m.last = toolCalls, nil, nil, nil
 }
 
-func (m *timedModel) times() (arrived, answered []time.Time, last []byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.arrived), slices.Clone(m.answered), m.last
+// times returns when each request arrived and was answered, once n
+// requests have been answered: the client can read an answer to its end, and
+// the run can end, before the handler has noted the time.
+func (m *timedModel) times(t *testing.T, n int) (arrived, answered []time.Time, last []byte) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		m.mu.Lock()
+		arrived, answered, last = slices.Clone(m.arrived), slices.Clone(m.answered), m.last
+		m.mu.Unlock()
+		done := len(answered) == n && !slices.ContainsFunc(answered, time.Time.IsZero)
+		if done || len(arrived) > n || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(arrived) != n || len(answered) != n || slices.ContainsFunc(answered, time.Time.IsZero) {
+		t.Fatalf("the fake model saw %d requests (%d answered), want %d", len(arrived), len(answered), n)
+	}
+	return arrived, answered, last
 }
 
 // stepStats summarises shares of steps, in milliseconds.
@@ -179,10 +193,7 @@ func TestE2EProviderPerf(t *testing.T) {
 			var r struct{ ID string }
 			s.call(t, "POST", "/api/v1/runs", map[string]any{"agent": name, "instructions": instructions, "workspace": ws}, http.StatusCreated, &r)
 			waitRunStatusWithin(t, s, r.ID, "completed", 10*time.Minute)
-			arrived, answered, last := model.times()
-			if len(arrived) != n+1 || len(answered) != n+1 || slices.ContainsFunc(answered, time.Time.IsZero) {
-				t.Fatalf("the run made %d model calls (%d answered), want %d", len(arrived), len(answered), n+1)
-			}
+			arrived, answered, last := model.times(t, n+1)
 			hist := wireHistory(t, last)
 			// The instructions (after a system prompt, when the agent has
 			// one), then an assistant message and a tool result per step.
@@ -323,10 +334,7 @@ func sdkControl(t *testing.T, model *timedModel, hist wireRequest, n int) stepSt
 			t.Fatalf("control request %d: %v", k+1, err)
 		}
 	}
-	arrived, answered, _ := model.times()
-	if len(arrived) != n+1 || len(answered) != n+1 || slices.ContainsFunc(answered, time.Time.IsZero) {
-		t.Fatalf("the control made %d requests (%d answered), want %d", len(arrived), len(answered), n+1)
-	}
+	arrived, answered, _ := model.times(t, n+1)
 	// The share of step k, as for the run: the end of answer k to the
 	// arrival of request k+1, less the time the test itself spent between.
 	var shares []time.Duration
