@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"steward/backend/event"
+	"steward/backend/fault"
 	"steward/backend/policy"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -25,11 +26,12 @@ import (
 // answered in time.
 const SourceTimeout = "timeout"
 
-// Errors of Answer.
+// Errors of Answer. ErrAnswered is a conflict: the interaction is no longer
+// pending (the first answer won, or the run ended).
 var (
-	ErrAnswered = errors.New("already answered")
-	ErrNotFound = errors.New("interaction not found")
-	ErrInvalid  = errors.New("invalid answer")
+	ErrAnswered = fault.New(fault.Conflict, "already answered")
+	ErrNotFound = fault.New(fault.NotFound, "interaction not found")
+	ErrInvalid  = fault.New(fault.Invalid, "invalid answer")
 )
 
 // Store is what the inbox needs of the database.

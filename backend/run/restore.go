@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	"steward/backend/event"
+	"steward/backend/fault"
 	"steward/backend/store"
 	"steward/backend/workspace"
 )
 
 // ErrNoJournal is returned by Restore when Steward keeps no journal
-// (Config.Blobs is nil).
-var ErrNoJournal = errors.New("no file journal is kept")
+// (Config.Blobs is nil): this server cannot restore files at all.
+var ErrNoJournal = fault.New(fault.Unsupported, "no file journal is kept")
 
 // FileChanges returns the run's journal of workspace files, in order.
 func (s *Service) FileChanges(ctx context.Context, runID string) ([]store.FileChange, error) {
