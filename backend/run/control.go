@@ -73,8 +73,7 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 			return CommandResult{}, err
 		}
 	}
-	s.cmdMu.Lock()
-	defer s.cmdMu.Unlock()
+	defer s.locks.lock(runID)()
 	if first, ok, err := s.cfg.Store.LookupCommand(ctx, runID, c.CommandID); err != nil {
 		return CommandResult{}, err
 	} else if ok {
