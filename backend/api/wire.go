@@ -117,7 +117,7 @@ type Run struct {
 	// Refusals say, for each command it cannot, why not: the rejection
 	// that command would get.
 	Capabilities []string               `json:"capabilities"`
-	Refusals     map[string]run.Refusal `json:"refusals"`
+	Refusals     map[string]run.Refusal `json:"refusals,omitempty"`
 	// Next says what a paused run does next; ForkedFrom names the run a fork
 	// came from.
 	Next       *event.Next `json:"next,omitempty"`
