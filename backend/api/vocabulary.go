@@ -11,31 +11,40 @@ import (
 	"steward/backend/run"
 )
 
-// vocabularies are the values of the wire's closed string fields, each
+// fieldEnums are the values of the wire's closed string fields, each
 // taken from the Go that owns the list (run statuses and commands from
 // run, node and interaction vocabularies from event), by type and JSON
 // field: a string takes one of them, a list holds them, a map is keyed by
 // them. The OpenAPI document declares them as enums, so the TypeScript
 // generated from it cannot drift from the server either.
-func vocabularies() map[reflect.Type]map[string][]string {
+func fieldEnums() map[reflect.Type]map[string][]string {
 	caps := append(slices.Clone(run.Commands), CapReplay)
 	return map[reflect.Type]map[string][]string{
-		reflect.TypeFor[Run]():         {"status": runStatusNames(), "capabilities": caps, "refusals": run.Commands},
+		reflect.TypeFor[Run]():         {"status": names(run.Statuses), "capabilities": caps, "refusals": run.Commands},
 		reflect.TypeFor[Event]():       {"capabilities": caps, "refusals": run.Commands},
-		reflect.TypeFor[Interaction](): {"status": event.InteractionStatuses, "kind": event.InteractionKinds},
-		reflect.TypeFor[GraphNode]():   {"status": event.NodeStatuses, "kind": event.NodeKinds},
+		reflect.TypeFor[Interaction](): {"status": names(event.InteractionStatuses), "kind": names(event.InteractionKinds)},
+		reflect.TypeFor[GraphNode]():   {"status": names(event.NodeStatuses), "kind": names(event.NodeKinds)},
 		reflect.TypeFor[Command]():     {"type": run.Commands},
 	}
 }
 
-// declareVocabularies infers the schema of each type of vocabularies with
-// opts, declares its fields' values, and adds it to opts.TypeSchemas, so
-// that every schema inferred after it (a list of runs, a node's detail)
-// holds the declared one. A field that is not in its type's schema, or of
-// no type a vocabulary fits, is an error: a renamed field fails the build
-// of the document, not silently its enum.
-func declareVocabularies(opts *jsonschema.ForOptions) error {
-	for t, fields := range vocabularies() {
+// names are a vocabulary's values as strings.
+func names[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// declareFieldEnums infers the schema of each type of fieldEnums with opts,
+// declares its fields' values, and adds it to opts.TypeSchemas, so that
+// every schema inferred after it (a list of runs, a node's detail) holds
+// the declared one. A field that is not in its type's schema, or of no
+// type a vocabulary fits, is an error: a renamed field fails the build of
+// the document, not silently its enum.
+func declareFieldEnums(opts *jsonschema.ForOptions) error {
+	for t, fields := range fieldEnums() {
 		sch, err := jsonschema.ForType(t, opts)
 		if err != nil {
 			return err

@@ -87,10 +87,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 				t.Errorf("GET /runs?status=%s = %+v, want run_%s alone", st, list.Runs, st)
 			}
 		}
-		names := make([]string, len(run.Statuses))
-		for i, st := range run.Statuses {
-			names[i] = string(st)
-		}
+		names := strs(run.Statuses)
 		var all struct{ Runs []api.Run }
 		e.call("GET", "/api/v1/runs?status="+strings.Join(names, ","), nil, http.StatusOK, &all)
 		if len(all.Runs) != len(run.Statuses) {
@@ -117,10 +114,10 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 			}
 			want[s] = append(want[s], "ia_"+string(st))
 		}
-		if len(want) != len(event.InteractionStatuses) || len(want[event.InteractionPending]) == 0 || len(want[event.InteractionCancelled]) == 0 {
+		if len(want) != len(strs(event.InteractionStatuses)) || len(want[event.InteractionPending]) == 0 || len(want[event.InteractionCancelled]) == 0 {
 			t.Fatalf("the test covers %d interaction statuses of %v", len(want), event.InteractionStatuses)
 		}
-		for _, st := range event.InteractionStatuses {
+		for _, st := range strs(event.InteractionStatuses) {
 			var list struct{ Interactions []api.Interaction }
 			e.call("GET", "/api/v1/interactions?status="+st, nil, http.StatusOK, &list)
 			var got []string
@@ -137,7 +134,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 			}
 		}
 		msg := wantError(t, e.do("GET", "/api/v1/interactions?status=lapsed", nil), http.StatusBadRequest, "invalid")
-		if want := `status "lapsed" is not one of ` + strings.Join(event.InteractionStatuses, ", "); msg != want {
+		if want := `status "lapsed" is not one of ` + strings.Join(strs(event.InteractionStatuses), ", "); msg != want {
 			t.Errorf("bogus status refused with %q, want %q", msg, want)
 		}
 	})
@@ -153,7 +150,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 		slices.Sort(got)
 		// Every node status but pending, which no event records: a node
 		// starts running (a user node has succeeded).
-		want := slices.DeleteFunc(slices.Clone(event.NodeStatuses), func(s string) bool { return s == event.NodePending })
+		want := slices.DeleteFunc(strs(event.NodeStatuses), func(s string) bool { return s == string(event.NodePending) })
 		slices.Sort(want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("node statuses of the graph (-want +got):\n%s", diff)
@@ -210,10 +207,7 @@ func TestOpenAPIDeclaresTheVocabularies(t *testing.T) {
 	response := func(method, path string) schemaDoc {
 		return doc.Paths[path][method].Responses["200"].Content["application/json"].Schema
 	}
-	statuses := make([]string, len(run.Statuses))
-	for i, st := range run.Statuses {
-		statuses[i] = string(st)
-	}
+	statuses := strs(run.Statuses)
 	caps := append(slices.Clone(run.Commands), api.CapReplay)
 	runSchema := response("get", "/api/v1/runs/{id}")
 	eventSchema := *response("get", "/api/v1/runs/{id}/events").Properties["events"].Items
@@ -230,10 +224,10 @@ func TestOpenAPIDeclaresTheVocabularies(t *testing.T) {
 		{"run refusals", runSchema.Properties["refusals"].PropertyNames.Enum, run.Commands},
 		{"event capabilities", eventSchema.Properties["capabilities"].Items.Enum, caps},
 		{"event refusals", eventSchema.Properties["refusals"].PropertyNames.Enum, run.Commands},
-		{"interaction status", interaction.Properties["status"].Enum, event.InteractionStatuses},
-		{"interaction kind", interaction.Properties["kind"].Enum, event.InteractionKinds},
-		{"node status", node.Properties["status"].Enum, event.NodeStatuses},
-		{"node kind", node.Properties["kind"].Enum, event.NodeKinds},
+		{"interaction status", interaction.Properties["status"].Enum, strs(event.InteractionStatuses)},
+		{"interaction kind", interaction.Properties["kind"].Enum, strs(event.InteractionKinds)},
+		{"node status", node.Properties["status"].Enum, strs(event.NodeStatuses)},
+		{"node kind", node.Properties["kind"].Enum, strs(event.NodeKinds)},
 		{"command type", command.Properties["type"].Enum, run.Commands},
 	}
 	for _, tt := range tests {
@@ -261,4 +255,13 @@ func (s *schemaDoc) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return json.Unmarshal(b, (*schemaFields)(s))
+}
+
+// strs are a vocabulary's values as strings.
+func strs[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
 }
