@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gorilla/websocket"
 
 	"steward/backend/api"
 	"steward/backend/event"
@@ -264,4 +266,56 @@ func strs[T ~string](values []T) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// TestWSRunStatusCarriesCapabilities: over the WebSocket, each run.status
+// of a run's own subscription and of the all-runs feed carries the
+// capabilities and refusals the run shows then; the last ones are the
+// ended run's.
+func TestWSRunStatusCarriesCapabilities(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	all := e.dial(nil)
+	send(t, all, map[string]any{"type": "subscribe", "id": "all"})
+	if m := recv(t, all); m.Type != "caught_up" {
+		t.Fatalf("first message %+v, want caught_up", m)
+	}
+	r, _ := e.startRun("Say hello")
+	own := e.dial(nil)
+	send(t, own, subscribe(r.ID, 0))
+	it := e.pending(r.ID)
+	e.call("POST", "/api/v1/interactions/"+it.ID+"/answer", api.Answer{Decision: "approve"}, http.StatusOK, nil)
+	final := e.waitStatus(r.ID, "completed")
+
+	type msg struct {
+		Type  string     `json:"type"`
+		Event *api.Event `json:"event"`
+	}
+	for name, c := range map[string]*websocket.Conn{"own": own, "all": all} {
+		var statuses []api.Event
+		for len(statuses) == 0 || statuses[len(statuses)-1].Seq != final.LastSeq {
+			c.SetReadDeadline(time.Now().Add(waitTimeout))
+			var m msg
+			if err := c.ReadJSON(&m); err != nil {
+				t.Fatalf("%s: ws read: %v", name, err)
+			}
+			if m.Type == "event" && m.Event.RunID == r.ID && m.Event.Type == event.RunStatus {
+				statuses = append(statuses, *m.Event)
+			}
+		}
+		for _, ev := range statuses {
+			var d event.RunStatusData
+			if err := ev.Decode(&d); err != nil {
+				t.Fatal(err)
+			}
+			want := run.Situation{RunID: r.ID, Status: run.Status(d.Status), Next: d.Next}
+			if len(ev.Capabilities) == 0 || !cmp.Equal(ev.Refusals, want.Refusals()) {
+				t.Errorf("%s: run.status %s carries %v %v, want the refusals %v", name, d.Status, ev.Capabilities, ev.Refusals, want.Refusals())
+			}
+		}
+		last := statuses[len(statuses)-1]
+		if !slices.Equal(last.Capabilities, final.Capabilities) || !cmp.Equal(last.Refusals, final.Refusals) {
+			t.Errorf("%s: the last run.status carries %v %v; the run has %v %v", name, last.Capabilities, last.Refusals, final.Capabilities, final.Refusals)
+		}
+	}
 }

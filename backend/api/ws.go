@@ -309,7 +309,7 @@ func (wc *wsConn) subscribe(runID string, after int64, facts runFacts) {
 func (wc *wsConn) followAll(ctx context.Context) error {
 	sub := wc.s.cfg.Bus.Subscribe("", wsOutbox)
 	defer wc.s.cfg.Bus.Unsubscribe(sub)
-	facts := map[string]runFacts{}
+	var facts map[string]runFacts // made with the first run.status: an idle feed holds none
 	zero := int64(0)
 	if err := wc.send(wsOut{Type: "caught_up", Seq: &zero}); err != nil {
 		return err
@@ -330,6 +330,9 @@ func (wc *wsConn) followAll(ctx context.Context) error {
 					// told, without what it can do: the client reads it.
 					if r, err := wc.s.cfg.Store.GetRun(ctx, ev.RunID); err == nil {
 						f, ok = factsOf(r), true
+						if facts == nil {
+							facts = map[string]runFacts{}
+						}
 						facts[ev.RunID] = f
 					} else if ctx.Err() == nil {
 						wc.s.cfg.Logf("ws: run %s: %v", ev.RunID, err)
