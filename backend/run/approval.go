@@ -215,6 +215,10 @@ func (s *Service) await(ctx context.Context, a *active, ts *toolState, why strin
 	if err != nil {
 		return d, err
 	}
+	// The run acts again under its command lock: a restore of its files
+	// that found it waiting finishes first (see runLocks).
+	unlock := s.locks.lock(a.st.id)
+	defer unlock()
 	a.mu.Lock()
 	ts.decision, ts.feedback, ts.source, ts.edited = d.Decision, d.Feedback, d.Source, d.Arguments
 	ts.answer = interact.Answer(d.Text, d.Choices)
