@@ -75,7 +75,7 @@ test-go: build
 
 # The packages that run goroutines, again under the race detector.
 test-race: deps
-	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool \
+	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool ./backend/llm \
 		./backend/workspace ./backend/attention ./backend/tools/... ./backend/replay ./backend/exchange
 
 test-desktop: build
@@ -86,8 +86,9 @@ test: vet test-ui test-go test-race test-desktop
 # The figures the issues ask for, as medians of 5 runs: event appends per
 # second with group commit, the engine's overhead per step at the start and
 # the end of a 200-step run and per step of 200- and 1,000-step runs beside
-# a raw SQLite control, how fast pause and cancel take effect, and what the
-# command sandbox costs a command.
+# a raw SQLite control, how fast pause and cancel take effect, what the
+# command sandbox costs a command, and what a step costs through the model
+# providers.
 bench: deps build
 	@mkdir -p bin
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Append' -benchtime 200000x -count 5 ./backend/store | tee bin/bench.txt
@@ -120,6 +121,14 @@ bench: deps build
 	# 10,000-event run, frame rate while streaming (figures in bench form).
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
 		go test -tags '$(TAGS)' -run 'TestE2EPerf' -count 3 -timeout 10m .
+	# A model call of a run through each provider, with 21, 201 and 1,001
+	# messages of history against a server on loopback that answers at once.
+	go test -tags '$(TAGS)' -run '^$$' -bench 'OpenAIStream|AnthropicStream' -benchtime 200x -count 5 ./backend/llm/openai ./backend/llm/anthropic | tee -a bin/bench.txt
+	# Steward's own share of a step through the binary with the OpenAI
+	# provider (200 and 1,000 steps against a fast fake model on loopback),
+	# beside the control: the openai-go SDK alone making the same requests.
+	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
+		go test -tags '$(TAGS)' -run 'TestE2EProviderPerf' -count 5 -timeout 20m .
 	@awk -f .ci/benchreport.awk bin/bench.txt
 
 clean:

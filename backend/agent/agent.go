@@ -3,12 +3,12 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
+	"steward/backend/fault"
 	"steward/backend/policy"
 	"steward/backend/sandbox"
 )
@@ -44,7 +44,7 @@ const (
 const DefaultName = "default"
 
 // ErrInvalid is wrapped by every validation failure.
-var ErrInvalid = errors.New("invalid agent")
+var ErrInvalid = fault.New(fault.Invalid, "invalid agent")
 
 // Agent is a saved definition.
 type Agent struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"steward/backend/fault"
 	"steward/backend/tool"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) recordingSoFar(w http.ResponseWriter, r *http.Request) error {
 	}
 	art, err := s.cfg.Frames.RecordingSoFar(r.Context(), id, filepath.Join(s.cfg.Artifacts, filepath.Base(id)))
 	if err != nil {
-		return errorf(http.StatusConflict, CodeConflict, "no video of run "+id+" so far: "+err.Error())
+		return fault.Errorf(fault.Conflict, "no video of run %s so far: %w", id, err)
 	}
 	writeJSON(w, http.StatusOK, art)
 	return nil

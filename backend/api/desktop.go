@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"steward/backend/fault"
 )
 
 // FolderInput asks for a folder, starting the dialog at Start.
@@ -41,7 +43,7 @@ func (s *Server) pickFolder(w http.ResponseWriter, r *http.Request) error {
 	}
 	path, err := s.cfg.Desktop.PickFolder(r.Context(), in.Title, in.Start)
 	if err != nil {
-		return errorf(http.StatusConflict, CodeConflict, "the folder dialog could not open: "+err.Error())
+		return fault.Errorf(fault.Conflict, "the folder dialog could not open: %w", err)
 	}
 	writeJSON(w, http.StatusOK, FolderChoice{Path: path, Cancelled: path == ""})
 	return nil

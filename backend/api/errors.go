@@ -5,11 +5,8 @@ import (
 	"errors"
 	"net/http"
 
-	"steward/backend/agent"
-	"steward/backend/config"
+	"steward/backend/fault"
 	"steward/backend/inbox"
-	"steward/backend/run"
-	"steward/backend/store"
 	"steward/backend/workspace"
 )
 
@@ -45,27 +42,44 @@ func errorf(status int, code, msg string) *Error {
 	return &Error{Status: status, Code: code, Message: msg}
 }
 
-// classify maps any error to the API error; internal details are logged by
-// the caller and never sent.
+// kindAnswers is what each kind of error answers: the one place where an
+// error of a service (agent, run, inbox, config, exchange, store, ...)
+// becomes a status and a code. A kind not listed (Internal, or none) is a
+// failure of the system.
+var kindAnswers = map[fault.Kind]struct {
+	status int
+	code   string
+}{
+	fault.Invalid:     {http.StatusBadRequest, CodeInvalid},
+	fault.NotFound:    {http.StatusNotFound, CodeNotFound},
+	fault.Conflict:    {http.StatusConflict, CodeConflict},
+	fault.Unsupported: {http.StatusNotImplemented, CodeUnsupported},
+	fault.Unavailable: {http.StatusServiceUnavailable, CodeUnavailable},
+}
+
+// classify maps any error to the API error by its kind (fault.Of); internal
+// details are logged by the caller and never sent. Two errors carry more
+// than their kind: a second answer to an interaction says only that it was
+// answered, and a restore stopped by files that changed lists them.
 func classify(err error) *Error {
 	var ae *Error
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		return ae
-	case errors.Is(err, agent.ErrInvalid), errors.Is(err, run.ErrInvalid), errors.Is(err, inbox.ErrInvalid), errors.Is(err, config.ErrInvalid):
-		return errorf(http.StatusBadRequest, CodeInvalid, err.Error())
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, run.ErrNotFound), errors.Is(err, inbox.ErrNotFound):
-		return errorf(http.StatusNotFound, CodeNotFound, err.Error())
-	case errors.Is(err, inbox.ErrAnswered):
-		return errorf(http.StatusConflict, CodeConflict, "already answered")
-	case errors.Is(err, run.ErrNoJournal):
-		return errorf(http.StatusNotImplemented, CodeUnsupported, err.Error())
-	case errors.Is(err, run.ErrShuttingDown):
-		return errorf(http.StatusServiceUnavailable, CodeUnavailable, err.Error())
-	case errors.Is(err, store.ErrConflict):
-		return errorf(http.StatusConflict, CodeConflict, err.Error())
 	}
-	return errorf(http.StatusInternalServerError, CodeInternal, "internal error; see the server log")
+	a, ok := kindAnswers[fault.Of(err)]
+	if !ok {
+		return errorf(http.StatusInternalServerError, CodeInternal, "internal error; see the server log")
+	}
+	e := errorf(a.status, a.code, err.Error())
+	var ce *workspace.ConflictError
+	switch {
+	case a.code != CodeConflict:
+	case errors.Is(err, inbox.ErrAnswered):
+		e.Message = "already answered"
+	case errors.As(err, &ce):
+		e.Conflicts = ce.Conflicts
+	}
+	return e
 }
 
 type errorBody struct {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"steward/backend/exchange"
+	"steward/backend/fault"
 	"steward/backend/store"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) exportRun(w http.ResponseWriter, r *http.Request) error {
 	var buf bytes.Buffer
 	ex, err := s.cfg.Exchange.Export(r.Context(), r.PathValue("id"), format, &buf)
 	if err != nil {
-		return exchangeError(err)
+		return err
 	}
 	w.Header().Set("Content-Type", ex.Mime)
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": ex.Filename}))
@@ -94,18 +95,18 @@ func (s *Server) saveExport(w http.ResponseWriter, r *http.Request) error {
 	var buf bytes.Buffer
 	ex, err := s.cfg.Exchange.Export(r.Context(), r.PathValue("id"), in.Format, &buf)
 	if err != nil {
-		return exchangeError(err)
+		return err
 	}
 	path, err := s.cfg.Desktop.SaveFile(r.Context(), "Save the export", ex.Filename)
 	if err != nil {
-		return errorf(http.StatusConflict, CodeConflict, "the save dialog could not open: "+err.Error())
+		return fault.Errorf(fault.Conflict, "the save dialog could not open: %w", err)
 	}
 	if path == "" {
 		writeJSON(w, http.StatusOK, ExportSaved{Cancelled: true})
 		return nil
 	}
 	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
-		return errorf(http.StatusConflict, CodeConflict, "could not save the export: "+err.Error())
+		return fault.Errorf(fault.Conflict, "could not save the export: %w", err)
 	}
 	writeJSON(w, http.StatusOK, ExportSaved{Path: path, Bytes: int64(buf.Len())})
 	return nil
@@ -135,17 +136,10 @@ func (s *Server) importRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	run, err := s.cfg.Exchange.Import(r.Context(), f, n)
 	if err != nil {
-		return exchangeError(err)
+		return err
 	}
 	writeJSON(w, http.StatusCreated, wireRun(run))
 	return nil
-}
-
-func exchangeError(err error) error {
-	if errors.Is(err, exchange.ErrInvalid) {
-		return errorf(http.StatusBadRequest, CodeInvalid, err.Error())
-	}
-	return err
 }
 
 // writeFileAtomic writes b to path through a temporary file beside it.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 
 	"steward/backend/run"
@@ -40,11 +39,7 @@ func (s *Server) restore(kind string) func(w http.ResponseWriter, r *http.Reques
 			}
 		}
 		res, err := s.cfg.Runs.Restore(r.Context(), r.PathValue("id"), run.RestoreParams{Kind: kind, Op: in.Op, NodeID: in.NodeID})
-		var ce *workspace.ConflictError
-		if errors.As(err, &ce) {
-			return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: ce.Error(), Conflicts: ce.Conflicts}
-		}
-		if err != nil {
+		if err != nil { // a *workspace.ConflictError answers 409 with the files (classify)
 			return err
 		}
 		writeJSON(w, http.StatusOK, res)

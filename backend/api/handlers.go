@@ -40,9 +40,9 @@ type (
 		Runs []Run `json:"runs"`
 	}
 	eventsBody struct {
-		Events    []any `json:"events"`
-		NextAfter int64 `json:"next_after"`
-		More      bool  `json:"more"`
+		Events    []Event `json:"events"`
+		NextAfter int64   `json:"next_after"`
+		More      bool    `json:"more"`
 	}
 	interactionsBody struct {
 		Interactions []Interaction `json:"interactions"`
@@ -258,7 +258,8 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
+	rr, err := s.cfg.Store.GetRun(r.Context(), id)
+	if err != nil {
 		return err
 	}
 	after, err := qEventsAfter.int(r)
@@ -277,9 +278,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if more {
 		evs = evs[:limit]
 	}
-	body := eventsBody{Events: make([]any, len(evs)), NextAfter: after, More: more}
+	body := eventsBody{Events: make([]Event, len(evs)), NextAfter: after, More: more}
+	facts := factsOf(rr)
 	for i, ev := range evs {
-		body.Events[i] = ev
+		body.Events[i] = facts.wire(ev)
 		body.NextAfter = ev.Seq
 	}
 	writeJSON(w, http.StatusOK, body)

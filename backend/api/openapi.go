@@ -29,6 +29,9 @@ func (s *Server) OpenAPI() ([]byte, error) {
 		opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			reflect.TypeFor[json.RawMessage](): {}, // any JSON value
 		}}
+		if openapiErr = declareFieldEnums(opts); openapiErr != nil {
+			return
+		}
 		schema := func(v any) (*jsonschema.Schema, error) { return jsonschema.ForType(reflect.TypeOf(v), opts) }
 		paths := map[string]map[string]any{}
 		for _, rt := range s.routes {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"steward/backend/event"
 	"steward/backend/exchange"
 	"steward/backend/run"
 )
@@ -38,7 +39,7 @@ var (
 
 	qExportFormat = queryParam{name: "format", doc: "what to export; steward when absent", enum: exchange.Formats}
 
-	qInteractionStatus = queryParam{name: "status", doc: "only interactions in this status", enum: []string{"pending", "answered", "cancelled", "expired"}}
+	qInteractionStatus = queryParam{name: "status", doc: "only interactions in this status", enum: names(event.InteractionStatuses)}
 	qInteractionRun    = queryParam{name: "run_id", doc: "only the interactions of this run"}
 
 	qDirsPath = queryParam{name: "path", doc: "an absolute path, ~ or ~/x; empty for the home folder"}

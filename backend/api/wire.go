@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"slices"
 
 	"steward/backend/agent"
 	"steward/backend/event"
@@ -95,26 +94,30 @@ type Usage struct {
 
 // Run is a run's summary.
 type Run struct {
-	ID               string   `json:"id"`
-	AgentID          string   `json:"agent_id"`
-	AgentName        string   `json:"agent_name"`
-	Status           string   `json:"status"`
-	Reason           string   `json:"reason,omitempty"`
-	Error            string   `json:"error,omitempty"`
-	Instructions     string   `json:"instructions"`
-	Workspace        string   `json:"workspace"`
-	Mode             string   `json:"mode"`
-	Provider         string   `json:"provider"`
-	Model            string   `json:"model"`
-	Demo             bool     `json:"demo"`
-	Unattended       bool     `json:"unattended"`
-	CreatedAt        int64    `json:"created_at"`
-	UpdatedAt        int64    `json:"updated_at"`
-	LastSeq          int64    `json:"last_seq"`
-	Steps            int      `json:"steps"`
-	PendingApprovals int      `json:"pending_approvals"`
-	Usage            Usage    `json:"usage"`
-	Capabilities     []string `json:"capabilities"`
+	ID               string `json:"id"`
+	AgentID          string `json:"agent_id"`
+	AgentName        string `json:"agent_name"`
+	Status           string `json:"status"`
+	Reason           string `json:"reason,omitempty"`
+	Error            string `json:"error,omitempty"`
+	Instructions     string `json:"instructions"`
+	Workspace        string `json:"workspace"`
+	Mode             string `json:"mode"`
+	Provider         string `json:"provider"`
+	Model            string `json:"model"`
+	Demo             bool   `json:"demo"`
+	Unattended       bool   `json:"unattended"`
+	CreatedAt        int64  `json:"created_at"`
+	UpdatedAt        int64  `json:"updated_at"`
+	LastSeq          int64  `json:"last_seq"`
+	Steps            int    `json:"steps"`
+	PendingApprovals int    `json:"pending_approvals"`
+	Usage            Usage  `json:"usage"`
+	// Capabilities are what the run can do now (commands, and replay);
+	// Refusals say, for each command it cannot, why not: the rejection
+	// that command would get.
+	Capabilities []string               `json:"capabilities"`
+	Refusals     map[string]run.Refusal `json:"refusals,omitempty"`
 	// Next says what a paused run does next; ForkedFrom names the run a fork
 	// came from.
 	Next       *event.Next `json:"next,omitempty"`
@@ -130,31 +133,68 @@ type Run struct {
 // /api/v1/runs/{id}/replay); it is not a command.
 const CapReplay = "replay"
 
+// capabilities are what a run in situation s can do: the commands the
+// engine would accept, and replay. A run that has ended can be replayed,
+// unless it is a fork: a fork's first model call continues a conversation
+// a new run cannot start with.
+func capabilities(s run.Situation, fork bool) []string {
+	caps := s.Capabilities()
+	if s.Status.Terminal() && !fork {
+		caps = append(caps, CapReplay)
+	}
+	if caps == nil {
+		caps = []string{}
+	}
+	return caps
+}
+
 func wireRun(r store.Run) Run {
-	var next *event.Next
-	if r.Next != "" {
-		next = &event.Next{}
-		if json.Unmarshal([]byte(r.Next), next) != nil {
-			next = nil
-		}
-	}
-	interrupted := next != nil && next.Interrupted
-	caps := run.Capabilities(run.Status(r.Status), interrupted)
-	if r.ImportedFrom != "" {
-		caps = []string{run.CmdFork}
-	}
-	// A run that has ended can be replayed, unless it is a fork: a fork's
-	// first model call continues a conversation a new run cannot start with.
-	if run.Status(r.Status).Terminal() && r.ForkedFrom == "" {
-		caps = append(slices.Clip(caps), CapReplay)
-	}
-	return Run{Next: next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ReplayOf: r.ReplayOf, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
+	sit := run.SituationOf(r)
+	return Run{Next: sit.Next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ReplayOf: r.ReplayOf, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
 		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
 		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
 		Steps: r.Steps, PendingApprovals: r.PendingApprovals,
 		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens, CostUSD: r.CostUSD},
-		Capabilities: caps,
+		Capabilities: capabilities(sit, r.ForkedFrom != ""), Refusals: sit.Refusals(),
 	}
+}
+
+// Event is an event as the API sends it, in pages and on the WebSocket. A
+// run.status carries, beside the log's record, what the run can do after
+// it and why it cannot do the rest, as the run's own Capabilities and
+// Refusals would say then: a client follows them from the stream without
+// fetching the run again. They are derived here, never recorded, so a
+// recording cannot claim any.
+type Event struct {
+	event.Event
+	Capabilities []string               `json:"capabilities,omitempty"`
+	Refusals     map[string]run.Refusal `json:"refusals,omitempty"`
+}
+
+// runFacts are what a run's capabilities take beside its status, fixed
+// when the run is created.
+type runFacts struct {
+	id             string
+	imported, fork bool
+}
+
+func factsOf(r store.Run) runFacts {
+	return runFacts{id: r.ID, imported: r.ImportedFrom != "", fork: r.ForkedFrom != ""}
+}
+
+// wire is ev of the run f describes, as the API sends it.
+func (f runFacts) wire(ev event.Event) Event {
+	out := Event{Event: ev}
+	if ev.Type != event.RunStatus {
+		return out
+	}
+	var d event.RunStatusData
+	if ev.Decode(&d) != nil {
+		return out // the store refuses such a payload: not reached
+	}
+	sit := run.Situation{RunID: f.id, Status: run.Status(d.Status), Next: d.Next, Imported: f.imported}
+	out.Capabilities, out.Refusals = capabilities(sit, f.fork), sit.Refusals()
+	return out
 }
 
 // StartRun starts a run.

@@ -43,14 +43,14 @@ type wsIn struct {
 
 // wsOut is a server message.
 type wsOut struct {
-	Type    string       `json:"type"`
-	ID      string       `json:"id,omitempty"`
-	Event   *event.Event `json:"event,omitempty"`
-	RunID   string       `json:"run_id,omitempty"`
-	Seq     *int64       `json:"seq,omitempty"`
-	Result  any          `json:"result,omitempty"`
-	Code    string       `json:"code,omitempty"`
-	Message string       `json:"message,omitempty"`
+	Type    string `json:"type"`
+	ID      string `json:"id,omitempty"`
+	Event   *Event `json:"event,omitempty"`
+	RunID   string `json:"run_id,omitempty"`
+	Seq     *int64 `json:"seq,omitempty"`
+	Result  any    `json:"result,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // wsConn is one client. A reader goroutine handles its messages; a writer
@@ -219,13 +219,16 @@ func (wc *wsConn) handle(m wsIn) {
 	}
 	switch m.Type {
 	case "subscribe":
+		var facts runFacts
 		if m.RunID != "" {
-			if _, err := wc.s.cfg.Store.GetRun(wc.ctx, m.RunID); err != nil {
+			r, err := wc.s.cfg.Store.GetRun(wc.ctx, m.RunID)
+			if err != nil {
 				fail(err)
 				return
 			}
+			facts = factsOf(r)
 		}
-		wc.subscribe(m.RunID, m.After)
+		wc.subscribe(m.RunID, m.After, facts)
 	case "unsubscribe":
 		wc.mu.Lock()
 		if cancel, ok := wc.subs[m.RunID]; ok {
@@ -261,7 +264,9 @@ func (wc *wsConn) handle(m wsIn) {
 	}
 }
 
-func (wc *wsConn) subscribe(runID string, after int64) {
+// subscribe follows run runID (of facts) from after, or with no runID the
+// run-level events of every run.
+func (wc *wsConn) subscribe(runID string, after int64, facts runFacts) {
 	ctx, cancel := context.WithCancel(wc.ctx)
 	wc.mu.Lock()
 	if old, ok := wc.subs[runID]; ok {
@@ -277,8 +282,14 @@ func (wc *wsConn) subscribe(runID string, after int64) {
 			err = wc.followAll(ctx)
 		} else {
 			err = event.Follow(ctx, wc.s.cfg.Bus, wc.s.cfg.Store, runID, after, event.FollowOptions{
-				Send:   func(ev event.Event) error { return wc.send(wsOut{Type: "event", Event: &ev}) },
-				Replay: func(ev event.Event) error { return wc.sendWaiting(wsOut{Type: "event", Event: &ev}) },
+				Send: func(ev event.Event) error {
+					out := facts.wire(ev)
+					return wc.send(wsOut{Type: "event", Event: &out})
+				},
+				Replay: func(ev event.Event) error {
+					out := facts.wire(ev)
+					return wc.sendWaiting(wsOut{Type: "event", Event: &out})
+				},
 				CaughtUp: func(seq int64) error {
 					return wc.send(wsOut{Type: "caught_up", RunID: runID, Seq: &seq})
 				},
@@ -293,10 +304,12 @@ func (wc *wsConn) subscribe(runID string, after int64) {
 	}()
 }
 
-// followAll forwards the run-level events of every run (no replay).
+// followAll forwards the run-level events of every run (no replay). The
+// facts of each run whose status it forwards are read once.
 func (wc *wsConn) followAll(ctx context.Context) error {
 	sub := wc.s.cfg.Bus.Subscribe("", wsOutbox)
 	defer wc.s.cfg.Bus.Unsubscribe(sub)
+	var facts map[string]runFacts // made with the first run.status: an idle feed holds none
 	zero := int64(0)
 	if err := wc.send(wsOut{Type: "caught_up", Seq: &zero}); err != nil {
 		return err
@@ -309,7 +322,27 @@ func (wc *wsConn) followAll(ctx context.Context) error {
 			if !ok {
 				return sub.Err()
 			}
-			if err := wc.send(wsOut{Type: "event", Event: &ev}); err != nil {
+			out := Event{Event: ev}
+			if ev.Type == event.RunStatus {
+				f, ok := facts[ev.RunID]
+				if !ok {
+					// A run that cannot be read now still has its status
+					// told, without what it can do: the client reads it.
+					if r, err := wc.s.cfg.Store.GetRun(ctx, ev.RunID); err == nil {
+						f, ok = factsOf(r), true
+						if facts == nil {
+							facts = map[string]runFacts{}
+						}
+						facts[ev.RunID] = f
+					} else if ctx.Err() == nil {
+						wc.s.cfg.Logf("ws: run %s: %v", ev.RunID, err)
+					}
+				}
+				if ok {
+					out = f.wire(ev)
+				}
+			}
+			if err := wc.send(wsOut{Type: "event", Event: &out}); err != nil {
 				return err
 			}
 		}

@@ -74,8 +74,7 @@ const (
 	buffer = 64
 	// maxPending bounds one read. A person with more pending interactions
 	// than this sees this many; the newest are always among them.
-	maxPending    = 1000
-	statusPending = "pending"
+	maxPending = 1000
 )
 
 // Watcher counts pending interactions. It holds only its configuration, so
@@ -177,7 +176,7 @@ func concerns(ev event.Event) bool {
 // refresh reads the pending interactions and reports them if the count
 // changed or one is new.
 func (w *Watcher) refresh(ctx context.Context, s *state, report func(Attention)) {
-	list, err := w.store.ListInteractions(ctx, store.InteractionFilter{Status: statusPending, Limit: maxPending})
+	list, err := w.store.ListInteractions(ctx, store.InteractionFilter{Status: event.InteractionPending, Limit: maxPending})
 	if err != nil {
 		if ctx.Err() == nil && !s.failing {
 			w.logf("attention: read pending interactions: %v", err)

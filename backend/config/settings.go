@@ -12,12 +12,13 @@ import (
 	"strings"
 	"sync"
 
+	"steward/backend/fault"
 	"steward/backend/llm/anthropic"
 	"steward/backend/llm/openai"
 )
 
 // ErrInvalid is wrapped by every refused settings change.
-var ErrInvalid = errors.New("invalid settings")
+var ErrInvalid = fault.New(fault.Invalid, "invalid settings")
 
 // Settings reads and changes what the settings screens show: the model
 // providers (base URL, model, API key) and the price table, saved in

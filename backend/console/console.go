@@ -170,12 +170,12 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 			case event.RunStatus:
 				var d event.RunStatusData
 				_ = ev.Decode(&d)
-				switch d.Status {
-				case "pausing":
+				switch st := run.Status(d.Status); {
+				case st == run.Pausing:
 					fmt.Fprintln(c.Out, c.paint("33", "pausing at the next safe point… (Ctrl-C again cancels)"))
-				case "paused":
+				case st == run.Paused:
 					prompts <- func() { c.paused(ctx, ev.RunID, d) }
-				case "completed", "failed", "cancelled":
+				case st.Terminal():
 					final = d
 					msg := d.Status
 					if d.Error != "" {
@@ -184,7 +184,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 						msg += ": " + d.Reason
 					}
 					col := "32"
-					if d.Status != "completed" {
+					if st != run.Completed {
 						col = "31"
 					}
 					fmt.Fprintf(c.Out, "%s\n", c.paint(col, "run "+msg))

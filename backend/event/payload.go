@@ -131,6 +131,10 @@ const (
 	KindAgent = "agent"
 )
 
+// NodeKinds lists every node kind: the vocabulary the API declares and the
+// UI's wire types are generated from.
+var NodeKinds = []string{KindUser, KindLLM, KindTool, KindAgent}
+
 // NodeStartedData opens a node of the execution graph. Parent is containment
 // (who called it); After lists the nodes that had to finish before it.
 type NodeStartedData struct {
@@ -174,7 +178,10 @@ type LLMDeltaData struct {
 	Text string `json:"text"`
 }
 
-// Node statuses.
+// Node statuses: a node starts running (a user node has succeeded as it
+// starts), waits while a person decides on it, and ends in one of the last
+// five (NodeFinishedData.Status). Interrupted is a tool call whose outcome
+// is unknown after a crash.
 const (
 	NodePending     = "pending"
 	NodeWaiting     = "waiting"
@@ -185,6 +192,9 @@ const (
 	NodeCancelled   = "cancelled"
 	NodeInterrupted = "interrupted"
 )
+
+// NodeStatuses lists every node status, in the order above.
+var NodeStatuses = []string{NodePending, NodeWaiting, NodeRunning, NodeSucceeded, NodeFailed, NodeDenied, NodeCancelled, NodeInterrupted}
 
 // NodeFinishedData closes a node. Exactly one is appended per node.
 type NodeFinishedData struct {
@@ -253,6 +263,24 @@ const (
 	InteractionApproval = "approval"
 	InteractionQuestion = "question"
 )
+
+// InteractionKinds lists every interaction kind.
+var InteractionKinds = []string{InteractionApproval, InteractionQuestion}
+
+// Interaction statuses: an interaction opens pending (approval.requested)
+// and leaves it once, answered (approval.decided: by a person, a timeout's
+// default or policy) or cancelled with its run. Expired is in the
+// vocabulary for an interaction that lapses with no decision; today a
+// timeout answers with the default decision instead, so none is expired.
+const (
+	InteractionPending   = "pending"
+	InteractionAnswered  = "answered"
+	InteractionCancelled = "cancelled"
+	InteractionExpired   = "expired"
+)
+
+// InteractionStatuses lists every interaction status, in the order above.
+var InteractionStatuses = []string{InteractionPending, InteractionAnswered, InteractionCancelled, InteractionExpired}
 
 // Decisions on an interaction. An approval is approved or denied; a
 // question is answered.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"steward/backend/event"
+	"steward/backend/fault"
 	"steward/backend/recording"
 	"steward/backend/recording/html"
 	"steward/backend/recording/otlp"
@@ -46,7 +47,7 @@ var Formats = []string{FormatSteward, FormatHTML, FormatOTLP, FormatVideo}
 
 // ErrInvalid is wrapped by an export or import refused for what was asked
 // (an unknown format, a run with no video) or given (a damaged recording).
-var ErrInvalid = errors.New("invalid")
+var ErrInvalid = fault.New(fault.Invalid, "invalid")
 
 // ErrNotFound is wrapped when the run does not exist.
 var ErrNotFound = store.ErrNotFound

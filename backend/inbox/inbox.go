@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"steward/backend/event"
+	"steward/backend/fault"
 	"steward/backend/policy"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -25,11 +26,12 @@ import (
 // answered in time.
 const SourceTimeout = "timeout"
 
-// Errors of Answer.
+// Errors of Answer. ErrAnswered is a conflict: the interaction is no longer
+// pending (the first answer won, or the run ended).
 var (
-	ErrAnswered = errors.New("already answered")
-	ErrNotFound = errors.New("interaction not found")
-	ErrInvalid  = errors.New("invalid answer")
+	ErrAnswered = fault.New(fault.Conflict, "already answered")
+	ErrNotFound = fault.New(fault.NotFound, "interaction not found")
+	ErrInvalid  = fault.New(fault.Invalid, "invalid answer")
 )
 
 // Store is what the inbox needs of the database.
@@ -182,7 +184,7 @@ func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 	var expire <-chan time.Time
 	it, err := in.store.GetInteraction(ctx, id)
 	switch {
-	case err == nil && it.Status == "answered":
+	case err == nil && it.Status == event.InteractionAnswered:
 		select {
 		case d := <-ch: // answered here: the decision as given
 			return d, nil
@@ -215,7 +217,7 @@ func (in *Inbox) Wait(ctx context.Context, id string) (Decision, error) {
 			if err != nil {
 				continue // transient: the next tick tries again
 			}
-			if it.Status == "answered" {
+			if it.Status == event.InteractionAnswered {
 				return decisionOf(it), nil
 			}
 		}
@@ -228,7 +230,7 @@ func (in *Inbox) Answered(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return it.Status == "answered", nil
+	return it.Status == event.InteractionAnswered, nil
 }
 
 // expire answers the interaction with its default decision.
@@ -298,7 +300,7 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	if err != nil {
 		return store.Interaction{}, err
 	}
-	if it.Status != "pending" {
+	if it.Status != event.InteractionPending {
 		return it, fmt.Errorf("interaction %s is %s: %w", id, it.Status, ErrAnswered)
 	}
 	if it.Kind == event.InteractionQuestion {

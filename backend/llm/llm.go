@@ -1,5 +1,8 @@
 // Package llm declares the model provider interface that the engine calls,
-// and the request, stream and response types shared by every provider.
+// and the request, stream and response types shared by every provider; and
+// what the providers share to send a request whose cost follows what is new
+// in it: Encodings, which keeps the encoded messages of the last request,
+// and Body, a request body made of those pieces.
 //
 // Providers stream: Stream returns deltas as they arrive and a final Response.
 // Providers do not retry; the engine owns the retry policy so that every

@@ -3,6 +3,8 @@ package recording
 import (
 	"errors"
 	"fmt"
+
+	"steward/backend/fault"
 )
 
 // ErrInvalid is wrapped by every error of Read, Bundle.OpenArtifact and
@@ -10,7 +12,7 @@ import (
 // caller: the recording is damaged, tampered with, too large or not a
 // Steward recording. The error's text is the reason, for a person (the
 // caller prefixes the file's name).
-var ErrInvalid = errors.New("invalid recording")
+var ErrInvalid = fault.New(fault.Invalid, "invalid recording")
 
 // invalidError is a reason a recording is refused. Its text is the reason
 // alone ("events.jsonl: checksum mismatch (...)"), without "invalid

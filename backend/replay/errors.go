@@ -3,7 +3,16 @@ package replay
 import (
 	"errors"
 	"fmt"
+
+	"steward/backend/run"
 )
+
+// ErrInvalid is wrapped by a replay that cannot start as asked: a
+// parameter it does not take, a recording it cannot replay (ErrUnsupported,
+// ErrRefused), a folder or an agent that will not do. A replay is a request
+// to start a run, so it is run.ErrInvalid itself: one sentinel, of kind
+// fault.Invalid, which the API answers 400.
+var ErrInvalid = run.ErrInvalid
 
 // ErrRefused is wrapped by the refusal of a replay for what its recording
 // would write (a path outside the folder, in .git) or for the folder it

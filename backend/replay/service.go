@@ -108,13 +108,13 @@ func (p *Params) check() error {
 		p.Tools = ToolsRecorded
 	case ToolsRecorded, ToolsLive:
 	default:
-		return fmt.Errorf("%w: tools is %q, not %q or %q", run.ErrInvalid, p.Tools, ToolsRecorded, ToolsLive)
+		return fmt.Errorf("%w: tools is %q, not %q or %q", ErrInvalid, p.Tools, ToolsRecorded, ToolsLive)
 	}
 	if p.LiveFrom < 0 {
-		return fmt.Errorf("%w: live_from is %d; give the model call (from 1) that goes to the live model, or 0 for none", run.ErrInvalid, p.LiveFrom)
+		return fmt.Errorf("%w: live_from is %d; give the model call (from 1) that goes to the live model, or 0 for none", ErrInvalid, p.LiveFrom)
 	}
 	if p.Mode != "" && !policy.ValidMode(p.Mode) {
-		return fmt.Errorf("%w: mode %q is not one of %s", run.ErrInvalid, p.Mode, strings.Join(policy.Modes, ", "))
+		return fmt.Errorf("%w: mode %q is not one of %s", ErrInvalid, p.Mode, strings.Join(policy.Modes, ", "))
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ type Started struct {
 
 // Replay replays run runID of the database (of this machine or imported)
 // as a new run linked to it. A foreign run (see run.Origin) replays with
-// the agent p names, and starts paused. Errors wrapping run.ErrInvalid name
+// the agent p names, and starts paused. Errors wrapping ErrInvalid name
 // what was wrong; one wrapping store.ErrConflict means the run has not
 // ended.
 func (s *Service) Replay(ctx context.Context, runID string, p Params) (Started, error) {
@@ -206,7 +206,7 @@ func (s *Service) load(ctx context.Context, runID string) (*Recorded, error) {
 	}
 	rec, err := Load(b)
 	if errors.Is(err, ErrUnsupported) || errors.Is(err, ErrRefused) {
-		return nil, fmt.Errorf("%w: %w", run.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return rec, err
 }
@@ -225,11 +225,11 @@ func (s *Service) start(ctx context.Context, rec *Recorded, p Params, origin run
 	if chosen {
 		if p.Agent == "" {
 			return Started{}, fmt.Errorf("%w: %s: its recorded agent (provider, base URL, model, mode, rules) is not used on this machine; choose one of this machine's agents to replay it with (agent)",
-				run.ErrInvalid, origin.Reason)
+				ErrInvalid, origin.Reason)
 		}
 		a, err := s.cfg.Log.GetAgent(ctx, p.Agent)
 		if errors.Is(err, store.ErrNotFound) {
-			return Started{}, fmt.Errorf("%w: agent %q does not exist on this machine", run.ErrInvalid, p.Agent)
+			return Started{}, fmt.Errorf("%w: agent %q does not exist on this machine", ErrInvalid, p.Agent)
 		}
 		if err != nil {
 			return Started{}, err
@@ -252,10 +252,10 @@ func (s *Service) start(ctx context.Context, rec *Recorded, p Params, origin run
 			}
 		}()
 	} else if fi, serr := os.Stat(ws); serr != nil || !fi.IsDir() {
-		return Started{}, fmt.Errorf("%w: workspace %s is not a folder", run.ErrInvalid, ws)
+		return Started{}, fmt.Errorf("%w: workspace %s is not a folder", ErrInvalid, ws)
 	} else if !chosen && sameFolder(ws, rec.Created.Workspace) {
 		return Started{}, fmt.Errorf("%w: workspace %s is the run's own: a replay puts the files the run changed back as they were before it, which would undo its work there; choose another folder, or none for a new one",
-			run.ErrInvalid, ws)
+			ErrInvalid, ws)
 	}
 
 	sp := rec.StartParams(ws)
@@ -282,7 +282,7 @@ func (s *Service) start(ctx context.Context, rec *Recorded, p Params, origin run
 	if p.LiveFrom > 0 {
 		m, err := s.cfg.Models.Resolve(ctx, sp.Agent)
 		if err != nil {
-			return Started{}, fmt.Errorf("%w: live_from: the agent's model: %v", run.ErrInvalid, err)
+			return Started{}, fmt.Errorf("%w: live_from: the agent's model: %v", ErrInvalid, err)
 		}
 		opts.Live = m.Provider
 	}
@@ -290,7 +290,7 @@ func (s *Service) start(ctx context.Context, rec *Recorded, p Params, origin run
 	prep, err := PrepareWorkspace(rec, ws, PrepareOptions{NonEmpty: p.NonEmpty})
 	if err != nil {
 		if p.Workspace != "" || errors.Is(err, ErrRefused) { // the folder chosen, or the recording, cannot take it
-			err = fmt.Errorf("%w: %w", run.ErrInvalid, err)
+			err = fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		return Started{}, err
 	}

@@ -230,6 +230,10 @@ func (s *Service) await(ctx context.Context, a *active, ts *toolState, why strin
 	if err := a.follow(ctx); err != nil {
 		return err
 	}
+	// The run acts again under its command lock: a restore of its files
+	// that found it waiting finishes first (see runLocks).
+	unlock := s.locks.lock(a.st.id)
+	defer unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ts.decision == "" {

@@ -40,8 +40,6 @@ type CommandResult struct {
 	Fork      string `json:"fork,omitempty"`
 }
 
-var commandTypes = []string{CmdPause, CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork, CmdRetry, CmdSkip, CmdBreak, CmdUnbreak}
-
 // maxSteer bounds a steer message.
 const maxSteer = 64 << 10
 
@@ -52,12 +50,8 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	if strings.TrimSpace(c.CommandID) == "" || len(c.CommandID) > 128 {
 		return CommandResult{}, fmt.Errorf("%w: command_id must be 1-128 characters", ErrInvalid)
 	}
-	known := false
-	for _, t := range commandTypes {
-		known = known || t == c.Type
-	}
-	if !known {
-		return CommandResult{}, fmt.Errorf("%w: command type %q is not one of %s", ErrInvalid, c.Type, strings.Join(commandTypes, ", "))
+	if !slices.Contains(Commands, c.Type) {
+		return CommandResult{}, fmt.Errorf("%w: command type %q is not one of %s", ErrInvalid, c.Type, strings.Join(Commands, ", "))
 	}
 	if c.Type == CmdSteer && (strings.TrimSpace(c.Text) == "" || len(c.Text) > maxSteer) {
 		return CommandResult{}, fmt.Errorf("%w: steer needs text of 1 to %d bytes", ErrInvalid, maxSteer)
@@ -79,8 +73,7 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 			return CommandResult{}, err
 		}
 	}
-	s.cmdMu.Lock()
-	defer s.cmdMu.Unlock()
+	defer s.locks.lock(runID)()
 	if first, ok, err := s.cfg.Store.LookupCommand(ctx, runID, c.CommandID); err != nil {
 		return CommandResult{}, err
 	} else if ok {
@@ -124,6 +117,10 @@ func rejected(code, format string, args ...any) CommandResult {
 	return CommandResult{Status: "rejected", Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+func refused(r *Refusal) CommandResult {
+	return CommandResult{Status: "rejected", Code: r.Code, Message: r.Message}
+}
+
 var accepted = CommandResult{Status: "accepted"}
 
 // apply decides c and applies it. record saves the answer with the events
@@ -131,14 +128,15 @@ var accepted = CommandResult{Status: "accepted"}
 // saved answer always has its effect in the log, and Command saves the
 // answers apply did not (rejections, forks).
 func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func(CommandResult, []event.Event) error) CommandResult {
+	// What the stored run says is settled (a recording, an end) decides
+	// now; its other statuses may be behind the engine's, which decides
+	// below.
+	stored := SituationOf(r)
+	if no := stored.Refusal(c.Type); no != nil && (c.Type == CmdFork || stored.Imported || stored.Status.Terminal()) {
+		return refused(no)
+	}
 	if c.Type == CmdFork {
 		return s.fork(ctx, r, c)
-	}
-	if r.ImportedFrom != "" {
-		return rejected(CodeInvalidState, "run %s was imported from a recording and is read-only: fork it from a node to go on from there", r.ID)
-	}
-	if Status(r.Status).Terminal() {
-		return rejected(CodeTerminal, "the run is already %s", r.Status)
 	}
 	a := s.lookup(r.ID)
 	if a == nil {
@@ -173,11 +171,10 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st := a.st.status
-	if st.Terminal() {
-		return rejected(CodeTerminal, "the run is already %s", st)
-	}
 	act := a.st.next()
-	interrupted := st == Paused && act.kind == actTool && act.tool != nil && act.tool.interrupted
+	if no := (Situation{RunID: r.ID, Status: st, Next: act.describe()}).Refusal(c.Type); no != nil {
+		return refused(no)
+	}
 	// Decide first, with no side effect; then record the effect's events and
 	// the answer in one commit. After a crash a repeated command_id finds
 	// the answer exactly when the effect is in the log: a command is never
@@ -187,24 +184,13 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 	var effect func()
 	switch c.Type {
 	case CmdPause:
-		switch st {
-		case Running, Waiting:
-			effect = func() {
-				a.pauseAsked, a.pauseReason = true, "paused by the user"
+		effect = func() {
+			a.pauseAsked, a.pauseReason = true, "paused by the user"
+			if st != Queued { // a queued run pauses at its first safe point
 				a.setStatusLocked(Pausing, "pause asked", "", nil)
 			}
-		case Queued:
-			effect = func() { a.pauseAsked, a.pauseReason = true, "paused by the user" }
-		default:
-			return rejected(CodeInvalidState, "the run is already %s", st)
 		}
 	case CmdContinue, CmdStep:
-		if st != Paused {
-			return rejected(CodeInvalidState, "%s needs a paused run; this one is %s", c.Type, st)
-		}
-		if interrupted {
-			return rejected(CodeInvalidState, "%s (node %s) was interrupted: retry it, skip it or cancel the run", act.call.Name, act.tool.node)
-		}
 		limits := a.st.limits
 		if c.Limits != nil {
 			limits = raise(limits, *c.Limits)
@@ -225,9 +211,6 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 			a.setStatusLocked(Running, c.Type, "", nil)
 		}
 	case CmdRetry, CmdSkip:
-		if !interrupted {
-			return rejected(CodeInvalidState, "%s applies to an interrupted tool call of a paused run; there is none", c.Type)
-		}
 		if c.NodeID != "" && c.NodeID != act.tool.node {
 			return rejected(CodeInvalidState, "node %s is not the interrupted call; %s (node %s) is", c.NodeID, act.call.Name, act.tool.node)
 		}
@@ -244,11 +227,6 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 			}
 		}
 	case CmdSteer:
-		switch st {
-		case Running, Pausing, Paused, Waiting:
-		default:
-			return rejected(CodeInvalidState, "steer needs a running or paused run; this one is %s", st)
-		}
 		effect = func() {
 			node := a.st.newNode()
 			a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindUser, Parent: a.st.root, Label: "steer", Text: c.Text})

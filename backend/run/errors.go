@@ -1,13 +1,13 @@
 package run
 
-import "errors"
+import "steward/backend/fault"
 
-// Errors of the run service.
+// Errors of the run service, each of its kind.
 var (
-	ErrInvalid  = errors.New("invalid run request")
-	ErrNotFound = errors.New("run not found")
+	ErrInvalid  = fault.New(fault.Invalid, "invalid run request")
+	ErrNotFound = fault.New(fault.NotFound, "run not found")
 	// ErrShuttingDown is returned by Start after Shutdown.
-	ErrShuttingDown = errors.New("steward is shutting down: no new runs")
+	ErrShuttingDown = fault.New(fault.Unavailable, "steward is shutting down: no new runs")
 )
 
 // Rejection codes of a command.

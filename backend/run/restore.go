@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	"steward/backend/event"
+	"steward/backend/fault"
 	"steward/backend/store"
 	"steward/backend/workspace"
 )
 
 // ErrNoJournal is returned by Restore when Steward keeps no journal
-// (Config.Blobs is nil).
-var ErrNoJournal = errors.New("no file journal is kept")
+// (Config.Blobs is nil): this server cannot restore files at all.
+var ErrNoJournal = fault.New(fault.Unsupported, "no file journal is kept")
 
 // FileChanges returns the run's journal of workspace files, in order.
 func (s *Service) FileChanges(ctx context.Context, runID string) ([]store.FileChange, error) {
@@ -51,11 +52,14 @@ func (s *Service) Files(ctx context.Context, runID string) (workspace.FilesView,
 // *workspace.ConflictError lists those that do not, and nothing is
 // written), then writes, and records the changes it made as one new op,
 // which can itself be undone. A run that is acting (running, pausing) is
-// refused: pause it first.
+// refused: pause it first. It holds the run's command lock throughout, so
+// a run that was stopped when it looked stays stopped until it is done: a
+// continue, or the answer to the run's approval, waits for it.
 func (s *Service) Restore(ctx context.Context, runID string, p RestoreParams) (RestoreResult, error) {
 	if s.cfg.Blobs == nil {
 		return RestoreResult{}, ErrNoJournal
 	}
+	defer s.locks.lock(runID)()
 	s.restoreMu.Lock()
 	defer s.restoreMu.Unlock()
 	r, err := s.cfg.Store.GetRun(ctx, runID)

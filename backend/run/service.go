@@ -171,10 +171,12 @@ type Service struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	active map[string]*active
-	closed bool       // set by Shutdown: no run starts after it
-	cmdMu  sync.Mutex // commands apply one at a time, so a repeated id applies once
-	// restoreMu makes restores of files one at a time: each checks the
-	// disk, then writes.
+	closed bool // set by Shutdown: no run starts after it
+	// locks are the runs' command locks: a run's commands and restores
+	// apply one at a time (see runLocks).
+	locks runLocks
+	// restoreMu makes restores of files one at a time, of every run (two
+	// may share a folder): each checks the disk, then writes.
 	restoreMu sync.Mutex
 
 	owner     store.Holder // this service as a lease holder

@@ -48,7 +48,7 @@ func CanTransition(from, to Status) bool { return slices.Contains(transitions[fr
 // Terminal reports whether s ends a run.
 func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
 
-// Command types.
+// Command types. Which one is legal when is the table of legal.go.
 const (
 	CmdPause    = "pause"
 	CmdContinue = "continue"
@@ -63,23 +63,3 @@ const (
 	CmdBreak   = "break"
 	CmdUnbreak = "unbreak"
 )
-
-// Capabilities lists the commands that are legal for a run in status s;
-// interrupted says that a paused run waits for a decision on an interrupted
-// tool call (retry, skip or cancel) rather than for continue or step.
-func Capabilities(s Status, interrupted bool) []string {
-	switch s {
-	case Queued:
-		return []string{CmdPause, CmdCancel, CmdBreak, CmdUnbreak}
-	case Running, Waiting:
-		return []string{CmdPause, CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
-	case Pausing:
-		return []string{CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
-	case Paused:
-		if interrupted {
-			return []string{CmdRetry, CmdSkip, CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
-		}
-		return []string{CmdContinue, CmdStep, CmdSteer, CmdCancel, CmdFork, CmdBreak, CmdUnbreak}
-	}
-	return []string{CmdFork}
-}

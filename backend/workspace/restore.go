@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"steward/backend/fault"
 )
 
 // Recorded is a change as the journal holds it, with the operation it
@@ -25,6 +27,10 @@ type Conflict struct {
 
 // ConflictError lists every file that stops a restore; nothing was written.
 type ConflictError struct{ Conflicts []Conflict }
+
+// Is makes a ConflictError a fault.Conflict: the request is right, the
+// files have moved on.
+func (e *ConflictError) Is(target error) bool { return target == fault.Conflict }
 
 func (e *ConflictError) Error() string {
 	parts := make([]string, len(e.Conflicts))

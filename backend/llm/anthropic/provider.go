@@ -6,6 +6,13 @@
 // ANTHROPIC_* variables from the environment, nor a profile from disk: all
 // configuration comes from Config. Stream runs no goroutine of its own; the
 // response body is closed before Stream returns.
+//
+// A Provider keeps the encoded messages of its last request (see
+// llm.Encodings) and sends each request as a body made of those pieces, so a
+// step of a run encodes only its new messages and copies none of the old
+// ones: the SDK would encode the whole history on every call. What it keeps
+// is about one request body, replaced by each call; config makes a Provider
+// per run, so it goes with the run.
 package anthropic
 
 import (
@@ -65,6 +72,9 @@ type Provider struct {
 	configErr error
 	// now is the clock for Retry-After dates.
 	now func() time.Time
+	// encodings keeps the encoded messages of the last request, which the
+	// next request of the run repeats (see llm.Encodings).
+	encodings llm.Encodings[head, *wireMessage]
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -168,15 +178,23 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 	if onDelta == nil {
 		onDelta = func(llm.Delta) {}
 	}
-	params, err := p.buildParams(req)
+	body, model, err := p.requestBody(req)
 	if err != nil {
 		return nil, err
 	}
 
-	stream := p.messages.NewStreaming(ctx, params)
+	// The SDK sends the body made of cached pieces in place of its own
+	// encoding of the (empty) parameters: encoding the parameters would
+	// encode the whole history again on every call, and the SDK's own
+	// bodies are joined and copied. Its middleware sees the request last.
+	stream := p.messages.NewStreaming(ctx, sdk.MessageNewParams{},
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			body.Attach(r)
+			return next(r)
+		}))
 	defer stream.Close()
 
-	acc := accumulator{onDelta: onDelta, model: params.Model}
+	acc := accumulator{onDelta: onDelta, model: model}
 	started := false
 	for stream.Next() {
 		started = true

@@ -12,9 +12,125 @@ import (
 	"steward/backend/llm"
 )
 
-// buildParams maps an llm.Request onto Messages API parameters. A request the
+// head is the encoding of what a request holds besides its conversation.
+type head struct {
+	model string
+	// rest is the JSON object of the request's other fields (model,
+	// max_tokens, system, tools), as the SDK encodes them.
+	rest []byte
+}
+
+// wireMessage is the encoding of one llm.Message: the content blocks it adds
+// to the conversation, as the SDK encodes them, and the role of the message
+// they go in.
+type wireMessage struct {
+	end     []byte   // closes the message it goes in: endUser or endAssistant
+	results [][]byte // tool_result blocks
+	blocks  [][]byte // the other blocks
+}
+
+// JSON between the pieces of a body; never written.
+var (
+	bodyStart    = []byte(`{"stream":true,"messages":[`)
+	comma        = []byte(",")
+	contentStart = []byte(`{"content":[`)
+	endUser      = []byte(`],"role":"user"}`)
+	endAssistant = []byte(`],"role":"assistant"}`)
+	messagesEnd  = []byte("]")
+	objectEnd    = []byte("}")
+)
+
+// requestBody encodes req as the JSON body of a streaming message, from the
+// encodings of its messages, which p.encodings keeps from one call to the
+// next, so that a step encodes only its new messages. Each piece is encoded
+// by the SDK from the parameters it maps the request onto (see headParams
+// and encodeMessage); requestBody only puts them in order. A request the
 // provider cannot express is an *llm.Error of kind llm.ErrInvalid.
-func (p *Provider) buildParams(req llm.Request) (sdk.MessageNewParams, error) {
+//
+// The Messages API has no tool role: a tool result is a tool_result block of
+// a user message, and all results of a turn must be in the one user message
+// that follows it, before any text. So consecutive messages that map to the
+// same role are merged into one message, tool results first; in particular a
+// user message right after tool results joins them, after the results.
+//
+// The API rejects messages without blocks, so a message that adds none is
+// left out.
+func (p *Provider) requestBody(req llm.Request) (*llm.Body, string, error) {
+	if req.Model == "" && p.model == "" {
+		// The first fault of a request to report, as it always was.
+		return nil, "", invalidf("no model configured")
+	}
+	h, msgs, err := p.encodings.Encode(req, p.encodeHead, encodeMessage)
+	if err != nil {
+		return nil, "", err
+	}
+	body := llm.NewBody(5*len(msgs) + 8) // a step: a result and a text and tool_use, in their wrappers
+	body.Add(bodyStart)
+	var end []byte
+	var results, blocks [][]byte
+	n := 0
+	flush := func() {
+		if len(results)+len(blocks) == 0 {
+			return
+		}
+		if n > 0 {
+			body.Add(comma)
+		}
+		n++
+		body.Add(contentStart)
+		for i, b := range results {
+			if i > 0 {
+				body.Add(comma)
+			}
+			body.Add(b)
+		}
+		for i, b := range blocks {
+			if i > 0 || len(results) > 0 {
+				body.Add(comma)
+			}
+			body.Add(b)
+		}
+		body.Add(end)
+		results, blocks = results[:0], blocks[:0]
+	}
+	for _, m := range msgs {
+		if len(m.results)+len(m.blocks) == 0 {
+			continue
+		}
+		if !bytes.Equal(m.end, end) {
+			flush()
+			end = m.end
+		}
+		results = append(results, m.results...)
+		blocks = append(blocks, m.blocks...)
+	}
+	flush()
+	body.Add(messagesEnd)
+	// rest is an object whose fields follow the messages: at least the model.
+	if rest := bytes.TrimPrefix(h.rest, []byte("{")); len(rest) > 1 {
+		body.Add(comma, rest)
+	} else {
+		body.Add(objectEnd)
+	}
+	return body, h.model, nil
+}
+
+// encodeHead encodes the parts of req that are not messages.
+func (p *Provider) encodeHead(req llm.Request) (head, error) {
+	params, err := p.headParams(req)
+	if err != nil {
+		return head{}, err
+	}
+	rest, err := params.MarshalJSON()
+	if err != nil {
+		return head{}, invalidf("encode request: %v", err)
+	}
+	return head{model: params.Model, rest: rest}, nil
+}
+
+// headParams maps the parts of an llm.Request that are not messages onto
+// Messages API parameters.
+func (p *Provider) headParams(req llm.Request) (sdk.MessageNewParams, error) {
 	model := req.Model
 	if model == "" {
 		model = p.model
@@ -33,15 +149,6 @@ func (p *Provider) buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
-
-	var b conversation
-	for i, m := range req.Messages {
-		if err := b.add(m); err != nil {
-			return sdk.MessageNewParams{}, invalidf("message %d: %v", i, err)
-		}
-	}
-	params.Messages = b.messages
-
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Schema)
 		if err != nil {
@@ -56,37 +163,35 @@ func (p *Provider) buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 	return params, nil
 }
 
-// conversation builds the messages array. The Messages API has no tool role:
-// a tool result is a tool_result block of a user message, and all results of
-// a turn must be in the one user message that follows it, before any text.
-// So consecutive messages that map to the same role are merged into one
-// message, tool results first; in particular a user message right after tool
-// results joins them, after the results.
-//
-// A tool message's images go in its tool_result, after the result text; a
-// user message's images are image blocks after its text.
-//
-// The API rejects empty text blocks, and messages without blocks, so empty
-// texts are left out and a message left with nothing is dropped.
-type conversation struct {
-	messages []sdk.MessageParam
+// encodeMessage encodes message i of a request: the blocks it adds to the
+// conversation. A tool message's images go in its tool_result, after the
+// result text; a user message's images are image blocks after its text. The
+// API rejects empty text blocks, so empty texts are left out.
+func encodeMessage(i int, m llm.Message) (*wireMessage, error) {
+	w, err := messageBlocks(m)
+	if err != nil {
+		return nil, invalidf("message %d: %v", i, err)
+	}
+	return w, nil
 }
 
-func (c *conversation) add(m llm.Message) error {
+func messageBlocks(m llm.Message) (*wireMessage, error) {
 	if err := m.ValidateImages(); err != nil {
-		return err
+		return nil, err
 	}
+	var results, others []sdk.ContentBlockParamUnion
+	end := endUser
 	switch m.Role {
 	case llm.RoleUser:
 		if m.Text != "" {
-			c.appendUser(sdk.NewTextBlock(m.Text))
+			others = append(others, sdk.NewTextBlock(m.Text))
 		}
 		for _, img := range m.Images {
-			c.appendUser(imageBlock(img))
+			others = append(others, imageBlock(img))
 		}
 	case llm.RoleTool:
 		if m.ToolCallID == "" {
-			return fmt.Errorf("tool message without tool_call_id")
+			return nil, fmt.Errorf("tool message without tool_call_id")
 		}
 		result := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID, IsError: param.NewOpt(m.IsError)}
 		if m.Text != "" {
@@ -95,54 +200,41 @@ func (c *conversation) add(m llm.Message) error {
 		for _, img := range m.Images {
 			result.Content = append(result.Content, sdk.ToolResultBlockParamContentUnion{OfImage: imageBlock(img).OfImage})
 		}
-		c.appendUser(sdk.ContentBlockParamUnion{OfToolResult: &result})
+		results = append(results, sdk.ContentBlockParamUnion{OfToolResult: &result})
 	case llm.RoleAssistant:
-		var blocks []sdk.ContentBlockParamUnion
+		end = endAssistant
 		if m.Text != "" {
-			blocks = append(blocks, sdk.NewTextBlock(m.Text))
+			others = append(others, sdk.NewTextBlock(m.Text))
 		}
 		for _, tc := range m.ToolCalls {
-			blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, toolInput(tc.Arguments), tc.Name))
+			others = append(others, sdk.NewToolUseBlock(tc.ID, toolInput(tc.Arguments), tc.Name))
 		}
-		if len(blocks) == 0 {
-			return nil
-		}
-		if last := c.last(); last != nil && last.OfAssistant != nil {
-			last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
-			return nil
-		}
-		c.messages = append(c.messages, sdk.NewAssistantMessage(blocks...))
 	default:
-		return fmt.Errorf("unknown role %q", m.Role)
+		return nil, fmt.Errorf("unknown role %q", m.Role)
 	}
-	return nil
+	w := &wireMessage{end: end}
+	var err error
+	if w.results, err = marshalBlocks(results); err != nil {
+		return nil, err
+	}
+	if w.blocks, err = marshalBlocks(others); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
-// appendUser adds block to the user message at the end, or to a new one. A
-// tool result goes after the results already there and before any text.
-func (c *conversation) appendUser(block sdk.ContentBlockParamUnion) {
-	last := c.last()
-	if last == nil || last.OfUser == nil {
-		c.messages = append(c.messages, sdk.NewUserMessage(block))
-		return
+func marshalBlocks(blocks []sdk.ContentBlockParamUnion) ([][]byte, error) {
+	if len(blocks) == 0 {
+		return nil, nil
 	}
-	content := last.OfUser.Content
-	if block.OfToolResult == nil {
-		last.OfUser.Content = append(content, block)
-		return
+	out := make([][]byte, len(blocks))
+	for i, b := range blocks {
+		var err error
+		if out[i], err = b.MarshalJSON(); err != nil {
+			return nil, fmt.Errorf("encode: %w", err)
+		}
 	}
-	at := 0
-	for at < len(content) && content[at].OfToolResult != nil {
-		at++
-	}
-	last.OfUser.Content = append(content[:at:at], append([]sdk.ContentBlockParamUnion{block}, content[at:]...)...)
-}
-
-func (c *conversation) last() *sdk.MessageParam {
-	if len(c.messages) == 0 {
-		return nil
-	}
-	return &c.messages[len(c.messages)-1]
+	return out, nil
 }
 
 // imageBlock is an image block with the image's bytes as a base64 source.

@@ -60,6 +60,7 @@ func sse(w http.ResponseWriter, chunks ...string) {
 type captured struct {
 	path   string
 	header http.Header
+	raw    string
 	body   map[string]any
 }
 
@@ -79,7 +80,7 @@ func newServer(t *testing.T, handle http.HandlerFunc) (*httptest.Server, func() 
 			t.Errorf("request body is not JSON: %v: %s", err, raw)
 		}
 		mu.Lock()
-		seen = append(seen, captured{path: r.URL.Path, header: r.Header.Clone(), body: body})
+		seen = append(seen, captured{path: r.URL.Path, header: r.Header.Clone(), raw: string(raw), body: body})
 		mu.Unlock()
 		handle(w, r)
 	}))

@@ -121,6 +121,7 @@ export type Run = {
   pending_approvals: number;
   usage: Usage;
   capabilities: Capability[]; // what is possible now, e.g. ["pause", "steer", "cancel", "fork"]
+  refusals?: Refusals; // why each other command is not
   next?: Next; // set while the run is paused
   forked_from?: string; // the run this one was forked from
   // A run imported from a recording (read-only): the id it had where it was
@@ -135,6 +136,11 @@ export type Run = {
 // Capability is what a run can do now: a command, or "replay" (POST
 // /runs/{id}/replay), which an ended run that is not a fork can.
 export type Capability = CommandType | "replay";
+
+// Refusals say, for each command a run cannot take now, why not: the code
+// and message the command would be rejected with.
+export type Refusal = { code: string; message: string };
+export type Refusals = Partial<Record<CommandType, Refusal>>;
 
 // POST /runs/{id}/replay; every field is optional. tools "recorded" (the
 // default) takes tool results from the recording, "live" runs the tools for
@@ -344,6 +350,10 @@ export type Event = {
   type: EventType | (string & {});
   node_id?: string;
   data: unknown;
+  // On a run.status from the server: what the run can do after it, and
+  // why not the rest (never in a recording).
+  capabilities?: Capability[];
+  refusals?: Refusals;
 };
 
 export type AgentRef = { id: string; name: string; provider: string; model: string; demo?: boolean };

@@ -147,6 +147,23 @@ describe("reduce, runtime control", () => {
     expect(going.runs[run]!.next).toBeUndefined();
   });
 
+  it("folds the capabilities and refusals a run.status carries, and forgets them with one that carries none", () => {
+    const refusals = { pause: { code: "invalid_state", message: "the run is already paused" } };
+    const paused = replay(more(
+      {
+        type: "run.status",
+        data: { status: "paused", reason: "paused by the user", next: { kind: "model" } },
+        capabilities: ["continue", "step", "steer", "cancel", "fork", "break", "unbreak"],
+        refusals,
+      },
+    ), replay(start));
+    expect(paused.runs[run]).toMatchObject({ status: "paused", capabilities: ["continue", "step", "steer", "cancel", "fork", "break", "unbreak"], refusals });
+    // A recording's run.status says nothing of what the run can do here.
+    const recorded = reduce(paused, { run_id: run, seq: 8, ts: 0, type: "run.status", data: { status: "running", reason: "continue" } });
+    expect(recorded.runs[run]!.capabilities).toBeUndefined();
+    expect(recorded.runs[run]!.refusals).toBeUndefined();
+  });
+
   it("records a failed model attempt and drops the text it streamed", () => {
     const s = replay(more(
       { type: "llm.attempt", node_id: "n_llm", data: { attempt: 1, kind: "rate_limited", error: "429 slow down", retry_in_ms: 1000 } },

@@ -8,6 +8,7 @@ import type {
   ApprovalDecidedData,
   ApprovalRequestedData,
   ArtifactCreatedData,
+  Capability,
   Decision,
   Event,
   GrantScope,
@@ -31,6 +32,7 @@ import type {
   RunStatus,
   RunSandbox,
   RunStatusData,
+  Refusals,
   ToolCall,
   Usage,
 } from "../api/types";
@@ -162,6 +164,10 @@ export type RunTranscript = {
   error?: string;
   // What a paused run does next (from its last run.status).
   next?: Next;
+  // What the run can do, and why not the rest, as its last run.status
+  // from the server said; unset when that event did not say (a recording).
+  capabilities?: Capability[];
+  refusals?: Refusals;
   // A fork: where it branched from and the conversation it carries over.
   forkedFrom?: NodeRef;
   history?: Message[];
@@ -310,6 +316,8 @@ function apply(d: Draft, e: Event): void {
       t.reason = c.reason;
       t.error = c.error;
       t.next = c.next;
+      t.capabilities = Array.isArray(e.capabilities) ? e.capabilities : undefined;
+      t.refusals = e.capabilities && e.refusals && typeof e.refusals === "object" ? e.refusals : undefined;
       return;
     }
     case "run.forked": {
@@ -545,6 +553,3 @@ function toolOf(t: RunTranscript, nodeId: string): string {
 function isOpen(s: NodeStatus): boolean {
   return s === "pending" || s === "running" || s === "waiting";
 }
-
-// A run is over once its status is one of these.
-export const terminalStatuses: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);

@@ -89,8 +89,8 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   const dirty = new Set<string>();
-  function scheduleRefresh(runId: string): void {
-    dirty.add(runId);
+  function scheduleRefresh(runId: string | undefined): void {
+    if (runId) dirty.add(runId);
     if (timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
@@ -111,12 +111,11 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
       flush();
       state().setCaughtUp();
     },
-    onRunLevel: (e) => {
-      // The selected run's controls go by its capabilities, which change
-      // with its status: fetch it at once rather than with the burst.
-      if (e.type === "run.status" && e.run_id === state().selectedRunId) void refreshRun(e.run_id);
-      scheduleRefresh(e.run_id);
-    },
+    // A run.status carries the run's capabilities, which the reducer folds
+    // from the run's own stream: the run is not fetched again for it, only
+    // the lists are. Its other run-level events (an approval asked or
+    // answered, a fork) change what only the REST copy holds.
+    onRunLevel: (e) => scheduleRefresh(e.type === "run.status" ? undefined : e.run_id),
     // The all-runs subscription does not replay: read the lists after each connect.
     onOpen: () => void refreshLists(),
     onStatus: (s) => state().setConnection(s),

@@ -3,6 +3,7 @@ import { useApp, useServices } from "../../store/context";
 import { selectRun } from "../../store/store";
 import { ownSettings } from "../exchange/origin";
 import { ForkDialog } from "./ForkDialog";
+import { can, liveRun } from "./liveRun";
 import { useCommand } from "./useCommand";
 
 // Statuses of a node that a fork can start after: it finished, and its
@@ -58,7 +59,7 @@ export function useFork(runId: string) {
 // and including the node, then selects it. It shows only on a finished node
 // of a run whose capabilities hold fork.
 export function ForkButton({ runId, nodeId, testId }: { runId: string; nodeId: string; testId?: string }) {
-  const allowed = useApp((s) => !!selectRun(s, runId)?.capabilities?.includes("fork"));
+  const allowed = useApp((s) => can(liveRun(selectRun(s, runId), s.stream.runs[runId]), "fork"));
   const status = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]?.status);
   const { fork, busy, error, chooser } = useFork(runId);
   if (!allowed || !canForkFrom(status)) return null;

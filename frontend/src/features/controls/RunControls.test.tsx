@@ -125,6 +125,30 @@ describe("run controls", () => {
     expect(button("Continue").disabled).toBe(false);
   });
 
+  it("follows the capabilities and reasons a run.status carries, ahead of the REST copy", () => {
+    // The REST copy, not fetched again, says running; the stream's run.status
+    // says paused on an interrupted call, and what the server allows then.
+    const next = { kind: "tool", node_id: "n7", tool: "write_file", arguments: { path: "a.txt" }, interrupted: true };
+    setup(baseRun, [
+      ...running,
+      { type: "node.finished", node_id: "n3", data: { status: "succeeded", duration_ms: 700, text: "Let me look." } },
+      {
+        type: "run.status",
+        data: { status: "paused", reason: "interrupted", next },
+        capabilities: ["retry", "skip", "steer", "cancel", "fork", "break", "unbreak"],
+        refusals: {
+          continue: { code: "invalid_state", message: "write_file (node n7) was interrupted: retry it, skip it or cancel the run" },
+          pause: { code: "invalid_state", message: "the run is already paused" },
+        },
+      },
+    ]);
+    expect(screen.getByTestId("run-status").textContent).toBe("paused");
+    expect(button("Pause").disabled).toBe(true);
+    expect(button("Continue").disabled).toBe(true);
+    expect(button("Continue").title).toBe("write_file (node n7) was interrupted: retry it, skip it or cancel the run");
+    expect(within(screen.getByRole("region", { name: "Paused" })).getByRole("button", { name: "Retry call" })).toBeTruthy();
+  });
+
   it("sends pause with a fresh command id", async () => {
     const { sent } = setup(baseRun, running);
     fireEvent.click(button("Pause"));

@@ -1,33 +1,42 @@
 // What the controls of a run go by. The status, reason and next action shown
 // are the newest known (the event stream's, unless the REST copy of the run
-// has seen later events); the commands offered are only those of the REST
-// copy's capabilities, which the server computes, and a disabled control
-// explains itself by the status those capabilities belong to.
+// has seen later events). The commands offered are only those the server
+// computed as capabilities: those its last run.status carried, when the
+// stream is the newer, else the REST copy's; a disabled control explains
+// itself by the server's reason for it, or by the status those
+// capabilities belong to.
 
-import type { Capability, CommandType, Next, Run, RunStatus } from "../../api/types";
-import { terminalStatuses, type RunTranscript } from "../../store/reducer";
+import type { Capability, CommandType, Next, Refusals, Run, RunStatus } from "../../api/types";
+import type { RunTranscript } from "../../store/reducer";
+import { terminalStatuses } from "../../store/status";
 
 export type LiveRun = {
   status: RunStatus;
   reason?: string;
   next?: Next;
-  // The REST copy's: empty until the run is fetched.
+  // The server's: empty until the run is fetched or a run.status says.
   capabilities: readonly Capability[];
+  refusals?: Refusals;
   capsStatus: RunStatus;
   capsInterrupted: boolean;
 };
 
 export function liveRun(run: Run | undefined, t: RunTranscript | undefined): LiveRun {
-  const caps = {
-    capabilities: run?.capabilities ?? [],
-    capsStatus: run?.status ?? t?.status ?? "queued",
-    capsInterrupted: !!run?.next?.interrupted,
-  };
-  if (t?.status && t.lastSeq >= (run?.last_seq ?? 0)) return { status: t.status, reason: t.reason, next: t.next, ...caps };
+  const streamNewer = !!t?.status && t.lastSeq >= (run?.last_seq ?? 0);
+  const caps =
+    streamNewer && t?.capabilities && t.status
+      ? { capabilities: t.capabilities, refusals: t.refusals, capsStatus: t.status, capsInterrupted: !!t.next?.interrupted }
+      : {
+          capabilities: run?.capabilities ?? [],
+          refusals: run?.refusals,
+          capsStatus: run?.status ?? t?.status ?? "queued",
+          capsInterrupted: !!run?.next?.interrupted,
+        };
+  if (streamNewer && t?.status) return { status: t.status, reason: t.reason, next: t.next, ...caps };
   return { status: run?.status ?? t?.status ?? "queued", reason: run?.reason, next: run?.next, ...caps };
 }
 
-export function can(live: LiveRun, cmd: CommandType): boolean {
+export function can(live: LiveRun, cmd: Capability): boolean {
   return live.capabilities.includes(cmd);
 }
 
@@ -37,8 +46,12 @@ export function interrupted(live: LiveRun): boolean {
   return live.status === "paused" && !!live.next?.interrupted;
 }
 
-// whyNot explains, for a button's tooltip, why cmd is not legal now.
+// whyNot explains, for a button's tooltip, why cmd is not legal now: the
+// server's reason, which the command would be rejected with, or (for a run
+// known without reasons: a recording) one from the status.
 export function whyNot(cmd: CommandType, live: LiveRun): string {
+  const refusal = live.refusals?.[cmd];
+  if (refusal?.message) return refusal.message;
   const st = live.capsStatus;
   if (terminalStatuses.has(st)) return `The run is ${st}`;
   switch (cmd) {

@@ -10,10 +10,11 @@ export type SendCommand = (
 ) => Promise<CommandResult | undefined>;
 
 // useCommand sends commands to a run, one at a time. A rejection or a failed
-// call becomes error (the server's message); the run is refetched after each
-// so its capabilities follow at once.
+// call becomes error (the server's message). The run's capabilities follow
+// from the run.status its command causes (see store/sync.ts), so nothing is
+// fetched again.
 export function useCommand(runId: string): { send: SendCommand; busy: boolean; error?: string } {
-  const { api, refreshRun } = useServices();
+  const { api } = useServices();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
@@ -30,10 +31,9 @@ export function useCommand(runId: string): { send: SendCommand; busy: boolean; e
         return undefined;
       } finally {
         setBusy(false);
-        void refreshRun(runId);
       }
     },
-    [api, refreshRun, runId],
+    [api, runId],
   );
   return { send, busy, error };
 }

@@ -6,13 +6,14 @@ import { selectRun } from "../../store/store";
 import { Dialog } from "../../ui/Dialog";
 import { errorMessage } from "../../ui/format";
 import { AgentSelect } from "../agents/AgentSelect";
+import { can, liveRun } from "../controls/liveRun";
 import { WorkspaceField } from "../runs/WorkspaceField";
 import { foreignNote, ownSettings } from "./origin";
 
 // ReplayButton opens the Replay dialog; it shows only while the run's
 // capabilities hold replay (it ended, and it is not a fork).
 export function ReplayButton({ runId }: { runId: string }) {
-  const allowed = useApp((s) => !!selectRun(s, runId)?.capabilities?.includes("replay"));
+  const allowed = useApp((s) => can(liveRun(selectRun(s, runId), s.stream.runs[runId]), "replay"));
   const [open, setOpen] = useState(false);
   if (!allowed) return null;
   return (

@@ -2,6 +2,7 @@ import "./files.css";
 import { useMemo, useState } from "react";
 import type { FileView } from "../../api/types";
 import { useApp } from "../../store/context";
+import { actingStatuses } from "../../store/status";
 import { selectRun } from "../../store/store";
 import { liveRun } from "../controls/liveRun";
 import type { Act } from "./ChangeRow";
@@ -10,9 +11,6 @@ import { FileList } from "./FileList";
 import { RestoreNotice } from "./RestoreNotice";
 import { useFilesView } from "./useFilesView";
 import { useRestore } from "./useRestore";
-
-// The server refuses to restore files while the run may be writing them.
-const actingStatuses: ReadonlySet<string> = new Set(["queued", "running", "pausing"]);
 
 // FilesView is the Files tab of a run: the files it changed (or saw changed)
 // with their diffs, and undo, revert and rewind. It is mounted only while

@@ -1,7 +1,8 @@
 import "./runs.css";
 import { useMemo, useState } from "react";
-import type { Run, RunStatus } from "../../api/types";
+import type { Run } from "../../api/types";
 import { useApp } from "../../store/context";
+import { activeStatuses } from "../../store/status";
 import { age } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { useNow } from "../../ui/useNow";
@@ -18,7 +19,6 @@ const statusFilters: { value: StatusFilter; label: string }[] = [
   { value: "failed", label: "Failed/Cancelled" },
 ];
 
-const activeStatuses: ReadonlySet<RunStatus> = new Set(["queued", "running", "pausing", "paused", "waiting"]);
 
 // matchesStatus reports whether a run belongs under a status filter.
 function matchesStatus(r: Run, f: StatusFilter): boolean {

@@ -1,7 +1,7 @@
 import "./transcript.css";
 import { PaneContext, useMaximisedPane } from "../../ui/PaneHeader";
 import { useApp } from "../../store/context";
-import { terminalStatuses } from "../../store/reducer";
+import { terminalStatuses } from "../../store/status";
 import { selectRun } from "../../store/store";
 import { DemoLabel, StatusBadge } from "../../ui/StatusBadge";
 import { Lineage } from "../controls/Fork";

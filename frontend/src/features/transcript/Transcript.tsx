@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp } from "../../store/context";
-import { terminalStatuses } from "../../store/reducer";
+import { terminalStatuses } from "../../store/status";
 import { selectRun } from "../../store/store";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { PaneHeader } from "../../ui/PaneHeader";
