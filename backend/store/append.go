@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -20,7 +22,11 @@ const (
 // appendReq is one submission: one event, or several from one writer that
 // commit together and in order.
 type appendReq struct {
-	evs  []event.Event
+	evs []event.Event
+	// data holds each event's data as the text the log stores, and bad,
+	// when not nil, why an event's data cannot be stored (see check).
+	data []string
+	bad  []error
 	err  error // the first failure among evs
 	done chan struct{}
 	// importedFrom marks an import: its events commit all or none, the run
@@ -55,7 +61,47 @@ func (s *Store) Submit(ev event.Event) *Pending { return s.SubmitAll([]event.Eve
 // group; it is one hand-off to the writer where Submit would be several. An
 // event whose precondition fails is skipped and its error reported by Wait.
 func (s *Store) SubmitAll(evs []event.Event) *Pending {
-	return s.submit(&appendReq{evs: evs, done: make(chan struct{})})
+	return s.submit(newReq(evs))
+}
+
+func newReq(evs []event.Event) *appendReq {
+	req := &appendReq{evs: evs, done: make(chan struct{})}
+	req.check()
+	return req
+}
+
+// check readies the data of req's events for the log, in the goroutine that
+// submits them rather than in the one writer, all of whose time is the
+// store's throughput: each event's data is checked to be JSON and made
+// compact, as SQLite's JSON functions stored it when the rows went in as one
+// JSON array (json.Compact writes the same bytes). Data that is no JSON is
+// refused, alone, before anything is written.
+func (req *appendReq) check() {
+	req.data = make([]string, len(req.evs))
+	var buf bytes.Buffer
+	for i := range req.evs {
+		ev := &req.evs[i]
+		buf.Reset()
+		if err := json.Compact(&buf, ev.Data); err != nil {
+			if req.bad == nil {
+				req.bad = make([]error, len(req.evs))
+			}
+			req.bad[i] = fmt.Errorf("%w: %s: data is not JSON: %v", errBadPayload, ev.Type, err)
+			continue
+		}
+		if buf.Len() != len(ev.Data) {
+			ev.Data = bytes.Clone(buf.Bytes())
+		}
+		req.data[i] = string(ev.Data)
+	}
+}
+
+// refused is why event i of req cannot be stored, or nil.
+func (req *appendReq) refused(i int) error {
+	if req.bad == nil {
+		return nil
+	}
+	return req.bad[i]
 }
 
 // submit hands req to the writer, or fails it at once when the store is
@@ -85,7 +131,9 @@ type CommandRecord struct {
 // log. When the command id was answered before, Wait reports ErrConflict and
 // nothing of evs is written.
 func (s *Store) SubmitCommand(cmd CommandRecord, evs []event.Event) *Pending {
-	return s.submit(&appendReq{evs: evs, done: make(chan struct{}), command: &cmd})
+	req := newReq(evs)
+	req.command = &cmd
+	return s.submit(req)
 }
 
 // Append adds ev to its run's log, assigning seq (and ts when zero), applies
@@ -96,7 +144,7 @@ func (s *Store) SubmitCommand(cmd CommandRecord, evs []event.Event) *Pending {
 // stored. Once submitted, the append completes even if ctx ends, so that a
 // caller never has to guess whether an event was written.
 func (s *Store) Append(ctx context.Context, ev event.Event) (event.Event, error) {
-	req := &appendReq{evs: []event.Event{ev}, done: make(chan struct{})}
+	req := newReq([]event.Event{ev})
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -174,7 +222,8 @@ func (s *Store) ImportRun(ctx context.Context, evs []event.Event, importedFrom s
 			return nil, fmt.Errorf("import: events of two runs (%s, %s): %w", evs[0].RunID, ev.RunID, ErrConflict)
 		}
 	}
-	req := &appendReq{evs: slices.Clone(evs), done: make(chan struct{}), importedFrom: importedFrom}
+	req := newReq(slices.Clone(evs))
+	req.importedFrom = importedFrom
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()

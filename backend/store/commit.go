@@ -1,10 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,8 +28,6 @@ type group struct {
 	// importing is set while an import's events are placed: a recording's
 	// approvals are history, not questions.
 	importing bool
-	// scratch holds the compact form of one event's data.
-	scratch bytes.Buffer
 }
 
 // runDelta is the change a group makes to one runs row: counters added in
@@ -124,6 +120,7 @@ func (g *group) drop(id string) {
 // other failure fails the whole group.
 func (s *Store) commit(batch []*appendReq) {
 	committed := make([]event.Event, 0, 2*len(batch))
+	texts := make([]string, 0, 2*len(batch)) // the data of committed, as stored
 	err := s.inWriter(context.Background(), func(tx *wtx) error {
 		g := &group{tx: tx, now: s.ms(), seqs: map[string]int64{}, runs: map[string]*runDelta{}}
 		for _, req := range batch {
@@ -132,7 +129,10 @@ func (s *Store) commit(batch []*appendReq) {
 				if err != nil {
 					return err
 				}
-				committed = append(committed, evs...)
+				if evs != nil {
+					committed = append(committed, evs...)
+					texts = append(texts, req.data...)
+				}
 				continue
 			}
 			if c := req.command; c != nil {
@@ -147,7 +147,7 @@ func (s *Store) commit(batch []*appendReq) {
 			}
 			for i := range req.evs {
 				ev := &req.evs[i]
-				fatal, err := s.place(g, ev)
+				fatal, err := s.place(g, ev, req.refused(i))
 				if fatal {
 					return err
 				}
@@ -158,9 +158,10 @@ func (s *Store) commit(batch []*appendReq) {
 					continue
 				}
 				committed = append(committed, *ev)
+				texts = append(texts, req.data[i])
 			}
 		}
-		if err := insertEvents(tx, committed); err != nil {
+		if err := insertEvents(tx, committed, texts); err != nil {
 			return fmt.Errorf("append: %w", err)
 		}
 		if err := g.flushRuns(); err != nil {
@@ -187,8 +188,9 @@ func (s *Store) commit(batch []*appendReq) {
 
 // place gives ev its seq and time and applies it to the projections. A
 // failed precondition is an error with fatal false: nothing was written for
-// ev. Any other error is fatal to the group.
-func (s *Store) place(g *group, ev *event.Event) (fatal bool, err error) {
+// ev; refused, when not nil, is one (see appendReq.check). Any other error is
+// fatal to the group.
+func (s *Store) place(g *group, ev *event.Event, refused error) (fatal bool, err error) {
 	last, known := g.seqs[ev.RunID]
 	if !known {
 		found, err := g.tx.queryRow(qRunLastSeq, []any{ev.RunID}, &last)
@@ -206,15 +208,8 @@ func (s *Store) place(g *group, ev *event.Event) (fatal bool, err error) {
 	case ev.Type != event.RunCreated && last == -1:
 		return false, fmt.Errorf("append %s: run %s: %w", ev.Type, ev.RunID, ErrNotFound)
 	}
-	// The log holds JSON, compact, as SQLite's JSON functions wrote it when
-	// the rows went in as one JSON array: data that is no JSON is refused,
-	// alone, before anything is written.
-	g.scratch.Reset()
-	if err := json.Compact(&g.scratch, ev.Data); err != nil {
-		return false, fmt.Errorf("%w: %s: data is not JSON: %v", errBadPayload, ev.Type, err)
-	}
-	if g.scratch.Len() != len(ev.Data) {
-		ev.Data = bytes.Clone(g.scratch.Bytes())
+	if refused != nil {
+		return false, refused
 	}
 	ev.Seq = max(last, 0) + 1
 	if ev.TS == 0 {
@@ -247,24 +242,24 @@ var qInsertEvents = func() map[int]string {
 	return m
 }()
 
-// insertEvents writes a group's events, in order.
-func insertEvents(tx *wtx, evs []event.Event) error {
+// insertEvents writes a group's events, in order; texts holds the data of
+// each, bound as text as it always was stored (a blob would read back the
+// same in Go but not in SQLite's JSON functions).
+func insertEvents(tx *wtx, evs []event.Event, texts []string) error {
 	for _, n := range insertChunks {
 		for len(evs) >= n {
 			nv := tx.nv[:0]
-			for _, ev := range evs[:n] {
+			for i, ev := range evs[:n] {
 				o := len(nv)
-				// data is bound as text, as it always was stored: a blob would
-				// read back the same in Go but not in SQLite's JSON functions.
 				nv = append(nv,
 					namedValue(o+1, ev.RunID), namedValue(o+2, ev.Seq), namedValue(o+3, ev.TS),
-					namedValue(o+4, string(ev.Type)), namedValue(o+5, ev.NodeID), namedValue(o+6, string(ev.Data)))
+					namedValue(o+4, string(ev.Type)), namedValue(o+5, ev.NodeID), namedValue(o+6, texts[i]))
 			}
 			tx.nv = nv
 			if _, err := tx.execNamed(qInsertEvents[n], nv); err != nil {
 				return err
 			}
-			evs = evs[n:]
+			evs, texts = evs[n:], texts[n:]
 		}
 	}
 	return nil
@@ -298,7 +293,7 @@ func (s *Store) commitImport(g *group, req *appendReq) ([]event.Event, error) {
 	defer func() { g.importing = false }()
 	for i := range req.evs {
 		ev := &req.evs[i]
-		fatal, err := s.place(g, ev)
+		fatal, err := s.place(g, ev, req.refused(i))
 		if fatal {
 			return nil, err
 		}
