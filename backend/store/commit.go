@@ -101,6 +101,45 @@ func (g *group) flushRun(id string) error {
 	return g.writeRun(id, d)
 }
 
+// runMark is what a group knew of a run at a savepoint.
+type runMark struct {
+	seq    int64
+	hasSeq bool
+	delta  *runDelta // a copy; nil when the group had no change for the row
+}
+
+func (g *group) mark(id string) runMark {
+	m := runMark{}
+	m.seq, m.hasSeq = g.seqs[id]
+	if d, ok := g.runs[id]; ok {
+		c := *d
+		if d.usage != nil {
+			u := *d.usage
+			c.usage = &u
+		}
+		m.delta = &c
+	}
+	return m
+}
+
+// restore takes the group back to m for run id: the transaction went back
+// to the savepoint m was taken at.
+func (g *group) restore(id string, m runMark) {
+	if m.hasSeq {
+		g.seqs[id] = m.seq
+	} else {
+		delete(g.seqs, id)
+	}
+	if m.delta == nil {
+		g.drop(id)
+		return
+	}
+	if _, ok := g.runs[id]; !ok {
+		g.order = append(g.order, id)
+	}
+	g.runs[id] = m.delta
+}
+
 // drop forgets what the group would write into run id's row.
 func (g *group) drop(id string) {
 	if _, ok := g.runs[id]; !ok {
@@ -277,9 +316,9 @@ func (s *Store) commitImport(g *group, req *appendReq) ([]event.Event, error) {
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	run := req.evs[0].RunID
+	before := g.mark(run)
 	undo := func(err error) ([]event.Event, error) {
-		delete(g.seqs, run)
-		g.drop(run)
+		g.restore(run, before)
 		if rerr := g.tx.raw("ROLLBACK TO import"); rerr != nil {
 			return nil, fmt.Errorf("import: %w", rerr)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -231,5 +232,42 @@ func TestMigrationDropsStoredParentEdges(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("edges after migration (-before +after):\n%s", diff)
+	}
+}
+
+// An import refused inside a group takes the group back to where it was for
+// that run: a run created by another writer in the same group keeps its
+// row (its last seq) and its log goes on.
+func TestRefusedImportLeavesTheGroupsOtherWritesOfItsRun(t *testing.T) {
+	t.Parallel()
+	st, _ := open(t, nil)
+	ctx := context.Background()
+	mustAppend(t, st, created("busy"))
+	for i := range 20 {
+		// Keep the writer busy so that the next three go in one group.
+		busy := make([]event.Event, 2000)
+		for j := range busy {
+			busy[j] = event.New("busy", event.LLMDelta, "n", event.LLMDeltaData{Text: "busy"})
+		}
+		p0 := st.SubmitAll(busy)
+		run := fmt.Sprintf("r%d", i)
+		p1 := st.SubmitAll([]event.Event{created(run), event.New(run, event.RunStatus, "", event.RunStatusData{Status: "running"})})
+		imported := make(chan error, 1)
+		go func() { _, err := st.ImportRun(ctx, recorded(run), "elsewhere"); imported <- err }()
+		if _, err := p0.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p1.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-imported; !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("import of an existing run: %v, want ErrConflict", err)
+		}
+		if r, err := st.GetRun(ctx, run); err != nil || r.LastSeq != 2 || r.Status != "running" || r.ImportedFrom != "" {
+			t.Fatalf("run %s after the refused import = %+v, %v; want last seq 2, running, not imported", run, r, err)
+		}
+		if ev := mustAppend(t, st, event.New(run, event.LLMDelta, "n", event.LLMDeltaData{Text: "on"})); ev.Seq != 3 {
+			t.Fatalf("next event of %s has seq %d, want 3", run, ev.Seq)
+		}
 	}
 }
