@@ -55,10 +55,6 @@ type wsOut struct {
 	Message string       `json:"message,omitempty"`
 }
 
-// wsWriteBuffers lends the connections their write buffer for the time of a
-// write: an idle client holds none (16 KiB each otherwise).
-var wsWriteBuffers = &sync.Pool{}
-
 // wsConn is one client. A reader goroutine handles its messages; a writer
 // goroutine drains out; each subscription runs event.Follow in a goroutine
 // of its own. Nothing here blocks the engine: a full outbox closes the
@@ -87,7 +83,7 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 	up := websocket.Upgrader{
 		// Not 0: gorilla would then read through the hijacked buffer, past
 		// the frame watch.
-		ReadBufferSize: wsReadBuf, WriteBufferSize: 16384, WriteBufferPool: wsWriteBuffers,
+		ReadBufferSize: wsReadBuf, WriteBufferSize: 16384, WriteBufferPool: &s.wsWrite,
 		// ServeHTTP already refused foreign origins; check again here because
 		// the upgrader's default would also accept a missing Origin only.
 		CheckOrigin: func(r *http.Request) bool { return s.originAllowed(r.Header.Get("Origin")) },
