@@ -9,8 +9,8 @@ BEGIN {
 	target["BenchmarkAppendGroupCommit events/s"] = ">=200000"
 	target["BenchmarkAppendGroupCommit of-raw"] = ">=0.5"
 	target["BenchmarkWSIdleSubscriberHeap B/subscriber"] = "<=16384"
-	target["BenchmarkRSSIdleServer MB"] = "<40"
-	target["BenchmarkRSSRun200PeakServer MB"] = "<60"
+	target["BenchmarkRSSIdleServer MiB"] = "<40"
+	target["BenchmarkRSSRun200PeakServer MiB"] = "<60"
 }
 /^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name)
