@@ -12,6 +12,7 @@ TAGS     ?= desktop,production,webkit2_41
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 BIN      := bin/steward
+SERVER_BIN := bin/steward-server
 ADDR     ?= 127.0.0.1:8787
 export CGO_ENABLED := 1
 
@@ -22,7 +23,7 @@ APT_PACKAGES := pkg-config gcc libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdo
 # skip, with the reason, on a machine that forbids namespaces.
 SANDBOX_REQUIRED ?= $(if $(filter Linux,$(shell uname -s)),1,)
 
-.PHONY: all deps deps-system deps-node deps-go ui build run test test-go test-race test-ui test-desktop vet bench clean
+.PHONY: all deps deps-system deps-node deps-go ui build build-server run test test-go test-race test-ui test-desktop vet bench clean
 
 all: build
 
@@ -56,6 +57,13 @@ ui: deps-node
 build: deps ui
 	go build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
 
+# The same program without the desktop tags, for servers and containers: it
+# links no GTK or WebKit, which the desktop build maps and initialises at
+# exec (169 shared objects, 2 here) even when it only serves. It needs no
+# Debian packages but a C compiler (SQLite).
+build-server: deps-node deps-go ui
+	go build -ldflags '$(LDFLAGS)' -o $(SERVER_BIN) .
+
 run: build
 	$(BIN) serve --addr $(ADDR)
 
@@ -68,8 +76,8 @@ test-ui: deps-node
 # The end-to-end tests build and start the real binary (STEWARD_BIN) and drive
 # it in headless Chromium.
 # The kill-and-recover test writes its figures to bin/kill-recover.txt.
-test-go: build
-	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_KILL_REPORT=$(CURDIR)/bin/kill-recover.txt STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) \
+test-go: build build-server
+	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_SERVER_BIN=$(CURDIR)/$(SERVER_BIN) STEWARD_KILL_REPORT=$(CURDIR)/bin/kill-recover.txt STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) \
 		go test -tags '$(TAGS)' -count=1 -timeout 20m ./...
 	@cat bin/kill-recover.txt
 
@@ -87,11 +95,17 @@ test: vet test-ui test-go test-race test-desktop
 # second with group commit, the engine's overhead per step at the start and
 # the end of a 200-step run and per step of 200- and 1,000-step runs beside
 # a raw SQLite control, how fast pause and cancel take effect, what the
-# command sandbox costs a command, and what a step costs through the model
-# providers.
-bench: deps build
+# command sandbox costs a command, what a step costs through the model
+# providers, and the memory of an idle WebSocket client and of
+# `steward serve`.
+bench: deps build build-server
 	@mkdir -p bin
+	# Each Append figure has beside it the raw SQLite control of the same
+	# run (raw-events/s) and their ratio (of-raw).
 	go test -tags '$(TAGS)' -run '^$$' -bench 'Append' -benchtime 200000x -count 5 ./backend/store | tee bin/bench.txt
+	# The server's heap and goroutine stacks per idle WebSocket subscriber
+	# (200 clients of a second process, each on the all-runs feed and a run).
+	STEWARD_BENCH_REPORT=$(CURDIR)/bin/bench.txt go test -tags '$(TAGS)' -run 'TestWSIdleSubscriberMemory' -count 5 ./backend/api
 	go test -tags '$(TAGS)' -run '^$$' -bench 'EngineStep$$' -benchtime 3x -count 5 ./backend/run | tee -a bin/bench.txt
 	# The engine's cost per step over runs of 200 and 1,000 steps (total/N,
 	# p50, first and last 20), with a raw SQLite loop inserting the same
@@ -129,6 +143,10 @@ bench: deps build
 	# beside the control: the openai-go SDK alone making the same requests.
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
 		go test -tags '$(TAGS)' -run 'TestE2EProviderPerf' -count 5 -timeout 20m .
+	# The RSS of `steward serve`, idle and during a 200-step run of the
+	# script provider: the server build and, beside it, the desktop build.
+	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_SERVER_BIN=$(CURDIR)/$(SERVER_BIN) STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
+		go test -tags '$(TAGS)' -run 'TestE2ERSS' -count 5 -timeout 10m .
 	@awk -f .ci/benchreport.awk bin/bench.txt
 
 clean:

@@ -76,7 +76,13 @@ func startServe(t *testing.T, dir string, extraEnv ...string) *served {
 // can stop it and start another on the same data.
 func startServeAt(t *testing.T, dir, home string, extraEnv ...string) *served {
 	t.Helper()
-	cmd := exec.Command(stewardBin(t), "serve", "--addr", "127.0.0.1:0")
+	return startServeBin(t, stewardBin(t), dir, home, extraEnv...)
+}
+
+// startServeBin is startServeAt with the binary bin.
+func startServeBin(t *testing.T, bin, dir, home string, extraEnv ...string) *served {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	// A clean environment: nothing of the developer's (OPENAI_API_KEY, a
 	// local model server) may change what the default agent does.

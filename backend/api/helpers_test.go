@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,7 +40,15 @@ import (
 // Every test ends its servers, runs, stores and clients, so nothing may be
 // left running; goleak retries for a while, which covers the goroutines of
 // connections that are still being torn down.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+//
+// With idleClientsEnv set, the binary is the clients' process of
+// TestWSIdleSubscriberMemory instead.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(idleClientsEnv); spec != "" {
+		os.Exit(idleClientsMain(spec))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const token = "test-token-0123456789abcdef"
 

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"steward/backend/agent"
@@ -130,6 +131,9 @@ type Server struct {
 	portStr atomic.Value // string
 	mux     *http.ServeMux
 	routes  []route
+	// wsWrite lends the WebSocket connections their write buffer for the
+	// time of a write: an idle client holds none (16 KiB each otherwise).
+	wsWrite sync.Pool
 }
 
 // New builds the server.

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"steward/backend/event"
+	"steward/backend/queue"
 )
 
 // WebSocket close codes of our own (4000-4999 are the application's).
@@ -25,6 +26,7 @@ const (
 
 const (
 	wsOutbox    = 1024             // messages queued for one client before it counts as slow
+	wsReadBuf   = 1024             // client messages are small JSON; a larger one takes more reads
 	wsWriteWait = 10 * time.Second // one write may take this long
 	wsPing      = 30 * time.Second
 	wsMaxIn     = 1 << 20
@@ -56,11 +58,14 @@ type wsOut struct {
 // wsConn is one client. A reader goroutine handles its messages; a writer
 // goroutine drains out; each subscription runs event.Follow in a goroutine
 // of its own. Nothing here blocks the engine: a full outbox closes the
-// connection.
+// connection. The outbox and the subscriptions' feeds are queues that hold
+// only what is pending (an idle client holds a few KiB; issue 15), bounded
+// as channels of wsOutbox would be.
 type wsConn struct {
 	s      *Server
 	c      *websocket.Conn
-	out    chan wsOut
+	out    *queue.Queue[wsOut]
+	space  chan struct{} // signalled when the writer took a message from out
 	ctx    context.Context
 	cancel context.CancelFunc
 	mu     sync.Mutex
@@ -78,7 +83,7 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 	up := websocket.Upgrader{
 		// Not 0: gorilla would then read through the hijacked buffer, past
 		// the frame watch.
-		ReadBufferSize: 4096, WriteBufferSize: 16384,
+		ReadBufferSize: wsReadBuf, WriteBufferSize: 16384, WriteBufferPool: &s.wsWrite,
 		// ServeHTTP already refused foreign origins; check again here because
 		// the upgrader's default would also accept a missing Origin only.
 		CheckOrigin: func(r *http.Request) bool { return s.originAllowed(r.Header.Get("Origin")) },
@@ -90,15 +95,22 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered the client
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	wc := &wsConn{s: s, c: c, out: make(chan wsOut, wsOutbox), ctx: ctx, cancel: cancel, subs: map[string]context.CancelFunc{}}
+	wc := &wsConn{s: s, c: c, out: queue.New[wsOut](wsOutbox), space: make(chan struct{}, 1), ctx: ctx, cancel: cancel, subs: map[string]context.CancelFunc{}}
 	c.SetReadLimit(wsMaxIn)
 	c.SetCloseHandler(closeHandler(c, fw))
 	wc.wg.Add(1)
 	go wc.writeLoop()
-	wc.readLoop()
-	cancel()
-	wc.wg.Wait()
-	c.Close()
+	// The handler returns, and the connection's reader goes on in a
+	// goroutine of its own: net/http keeps the request and its buffers
+	// (about 10 KiB) for as long as a handler runs, and a hijacked
+	// connection needs none of them. The reader ends when the client goes
+	// or the connection breaks, as the handler did.
+	go func() {
+		wc.readLoop()
+		cancel()
+		wc.wg.Wait()
+		c.Close()
+	}()
 }
 
 // replayWait bounds how long the replay of a run's history waits for a
@@ -109,35 +121,36 @@ const replayWait = 30 * time.Second
 // a run, read from the log, which a large run fills many times over. A
 // client that reads nothing for replayWait is dropped as slow.
 func (wc *wsConn) sendWaiting(m wsOut) error {
-	select {
-	case wc.out <- m:
+	if wc.out.Push(m) {
 		return nil
-	default:
 	}
 	t := time.NewTimer(replayWait)
 	defer t.Stop()
-	select {
-	case wc.out <- m:
-		return nil
-	case <-wc.ctx.Done():
-		return wc.ctx.Err()
-	case <-t.C:
-		wc.shut(closeSlow, "slow consumer")
-		return event.ErrSlow
+	for {
+		select {
+		case <-wc.space:
+			if wc.out.Push(m) {
+				return nil
+			}
+		case <-wc.ctx.Done():
+			return wc.ctx.Err()
+		case <-t.C:
+			wc.shut(closeSlow, "slow consumer")
+			return event.ErrSlow
+		}
 	}
 }
 
 // send queues m; a full queue means the client is too slow and is dropped.
 func (wc *wsConn) send(m wsOut) error {
-	select {
-	case wc.out <- m:
-		return nil
-	case <-wc.ctx.Done():
-		return wc.ctx.Err()
-	default:
+	if err := wc.ctx.Err(); err != nil {
+		return err
+	}
+	if !wc.out.Push(m) {
 		wc.shut(closeSlow, "slow consumer")
 		return event.ErrSlow
 	}
+	return nil
 }
 
 func (wc *wsConn) shut(code int, reason string) {
@@ -151,19 +164,42 @@ func (wc *wsConn) writeLoop() {
 	defer wc.wg.Done()
 	ping := time.NewTicker(wsPing)
 	defer ping.Stop()
+	fail := func() {
+		wc.shut(closeSent, "")
+		wc.c.Close() // unblocks the reader
+	}
 	for {
 		select {
-		case m := <-wc.out:
-			wc.c.SetWriteDeadline(time.Now().Add(wsWriteWait))
-			if err := wc.c.WriteJSON(m); err != nil {
-				wc.shut(closeSent, "")
-				wc.c.Close() // unblocks the reader
-				return
+		case <-wc.out.Ready():
+			// One message at a time, as from a channel: the one in hand
+			// is the only one that does not count against the outbox. A
+			// ping due meanwhile goes out between two messages.
+			for wc.ctx.Err() == nil {
+				m, ok := wc.out.Pop()
+				if !ok {
+					break
+				}
+				select {
+				case wc.space <- struct{}{}:
+				default:
+				}
+				wc.c.SetWriteDeadline(time.Now().Add(wsWriteWait))
+				if err := wc.c.WriteJSON(m); err != nil {
+					fail()
+					return
+				}
+				select {
+				case <-ping.C:
+					if !wc.ping() {
+						fail()
+						return
+					}
+				default:
+				}
 			}
 		case <-ping.C:
-			if err := wc.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)); err != nil {
-				wc.shut(closeSent, "")
-				wc.c.Close()
+			if !wc.ping() {
+				fail()
 				return
 			}
 		case <-wc.ctx.Done():
@@ -178,6 +214,10 @@ func (wc *wsConn) writeLoop() {
 			return
 		}
 	}
+}
+
+func (wc *wsConn) ping() bool {
+	return wc.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)) == nil
 }
 
 func (wc *wsConn) readLoop() {
@@ -307,8 +347,8 @@ func (wc *wsConn) subscribe(runID string, after int64, facts runFacts) {
 // followAll forwards the run-level events of every run (no replay). The
 // facts of each run whose status it forwards are read once.
 func (wc *wsConn) followAll(ctx context.Context) error {
-	sub := wc.s.cfg.Bus.Subscribe("", wsOutbox)
-	defer wc.s.cfg.Bus.Unsubscribe(sub)
+	feed := wc.s.cfg.Bus.Feed("", wsOutbox)
+	defer feed.Close()
 	var facts map[string]runFacts // made with the first run.status: an idle feed holds none
 	zero := int64(0)
 	if err := wc.send(wsOut{Type: "caught_up", Seq: &zero}); err != nil {
@@ -318,9 +358,12 @@ func (wc *wsConn) followAll(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-sub.C():
+		case <-feed.Ready():
+		}
+		for {
+			ev, ok := feed.Next()
 			if !ok {
-				return sub.Err()
+				break
 			}
 			out := Event{Event: ev}
 			if ev.Type == event.RunStatus {
@@ -345,6 +388,9 @@ func (wc *wsConn) followAll(ctx context.Context) error {
 			if err := wc.send(wsOut{Type: "event", Event: &out}); err != nil {
 				return err
 			}
+		}
+		if feed.Done() {
+			return feed.Err()
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"steward/backend/queue"
 )
 
 // ErrSlow is the error of a subscription that was cut off because its
@@ -15,21 +17,35 @@ var ErrSlow = errors.New("subscriber too slow: disconnected")
 // Delivery rule: the store publishes each committed batch once, in commit
 // order, so a subscriber sees the events of a run in seq order with no
 // duplicates. Publish never blocks: a subscriber whose buffer is full is cut
-// off (its channel is closed and Err returns ErrSlow) and must resubscribe
-// from the last seq it saw, which Follow makes seamless. The engine is never
-// slowed by a reader.
+// off (its feed ends and Err returns ErrSlow) and must resubscribe from the
+// last seq it saw, which Follow makes seamless. The engine is never slowed
+// by a reader.
+//
+// A subscriber reads a Subscription (a channel, whose buffer is allocated
+// whole at the start) or a Feed (a queue that holds only what is pending:
+// for the many long-lived subscribers of the WebSocket, most of them idle).
+// Both are held to the same rule and the same bound.
 type Bus struct {
 	mu    sync.Mutex
-	byRun map[string]map[*Subscription]struct{}
-	all   map[*Subscription]struct{} // run-level events of every run
+	byRun map[string]map[subscriber]struct{}
+	all   map[subscriber]struct{} // run-level events of every run
+}
+
+// subscriber is a Subscription or a Feed, as the bus sees it.
+type subscriber interface {
+	// offer queues ev without blocking and reports false when the buffer is
+	// full.
+	offer(ev Event) bool
+	// end closes the feed for err; the bus calls it once, with b.mu held.
+	end(err error)
 }
 
 // NewBus returns an empty bus.
 func NewBus() *Bus {
-	return &Bus{byRun: map[string]map[*Subscription]struct{}{}, all: map[*Subscription]struct{}{}}
+	return &Bus{byRun: map[string]map[subscriber]struct{}{}, all: map[subscriber]struct{}{}}
 }
 
-// Subscription is one subscriber's feed.
+// Subscription is one subscriber's feed, as a channel.
 type Subscription struct {
 	runID string
 	c     chan Event
@@ -42,26 +58,26 @@ func (s *Subscription) C() <-chan Event { return s.c }
 // Err says why C was closed: ErrSlow, or nil after Unsubscribe.
 func (s *Subscription) Err() error { return s.err }
 
+func (s *Subscription) offer(ev Event) bool {
+	select {
+	case s.c <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Subscription) end(err error) {
+	s.err = err
+	close(s.c)
+}
+
 // Subscribe starts a feed of the events of runID, or, when runID is empty,
 // of the run-level events (see Event.IsRunLevel) of every run. buffer bounds
 // how far the subscriber may fall behind before it is cut off.
 func (b *Bus) Subscribe(runID string, buffer int) *Subscription {
-	if buffer < 1 {
-		buffer = 1
-	}
-	s := &Subscription{runID: runID, c: make(chan Event, buffer)}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if runID == "" {
-		b.all[s] = struct{}{}
-		return s
-	}
-	set := b.byRun[runID]
-	if set == nil {
-		set = map[*Subscription]struct{}{}
-		b.byRun[runID] = set
-	}
-	set[s] = struct{}{}
+	s := &Subscription{runID: runID, c: make(chan Event, max(buffer, 1))}
+	b.add(runID, s)
 	return s
 }
 
@@ -70,28 +86,93 @@ func (b *Bus) Subscribe(runID string, buffer int) *Subscription {
 func (b *Bus) Unsubscribe(s *Subscription) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.remove(s, nil)
+	b.remove(s.runID, s, nil)
+}
+
+// Feed is one subscriber's feed, as a queue: like a Subscription, but its
+// buffer holds only the events not yet taken, so an idle subscriber holds
+// none. Wait on Ready, take the events with Next, then check Done.
+type Feed struct {
+	bus   *Bus
+	runID string
+	q     *queue.Queue[Event]
+	err   error // set before q is closed
+}
+
+// Feed starts a feed of the events of runID, or, when runID is empty, of the
+// run-level events of every run. buffer bounds how far the subscriber may
+// fall behind before it is cut off, as Subscribe's does.
+func (b *Bus) Feed(runID string, buffer int) *Feed {
+	f := &Feed{bus: b, runID: runID, q: queue.New[Event](buffer)}
+	b.add(runID, f)
+	return f
+}
+
+// Ready receives a value when events arrived or the feed ended.
+func (f *Feed) Ready() <-chan struct{} { return f.q.Ready() }
+
+// Next returns the oldest event not yet taken; ok is false when there is
+// none.
+func (f *Feed) Next() (ev Event, ok bool) { return f.q.Pop() }
+
+// Done reports whether the feed ended and every event it held was taken;
+// Err then says why.
+func (f *Feed) Done() bool { return f.q.Done() }
+
+// Err says why the feed ended: ErrSlow, or nil after Close.
+func (f *Feed) Err() error {
+	f.bus.mu.Lock()
+	defer f.bus.mu.Unlock()
+	return f.err
+}
+
+// Close ends f. It is safe to call more than once, and after f was cut off.
+func (f *Feed) Close() {
+	f.bus.mu.Lock()
+	defer f.bus.mu.Unlock()
+	f.bus.remove(f.runID, f, nil)
+}
+
+func (f *Feed) offer(ev Event) bool { return f.q.Push(ev) }
+
+func (f *Feed) end(err error) {
+	f.err = err
+	f.q.Close()
+}
+
+func (b *Bus) add(runID string, s subscriber) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if runID == "" {
+		b.all[s] = struct{}{}
+		return
+	}
+	set := b.byRun[runID]
+	if set == nil {
+		set = map[subscriber]struct{}{}
+		b.byRun[runID] = set
+	}
+	set[s] = struct{}{}
 }
 
 // remove must be called with b.mu held.
-func (b *Bus) remove(s *Subscription, err error) {
-	if s.runID == "" {
+func (b *Bus) remove(runID string, s subscriber, err error) {
+	if runID == "" {
 		if _, ok := b.all[s]; !ok {
 			return
 		}
 		delete(b.all, s)
 	} else {
-		set := b.byRun[s.runID]
+		set := b.byRun[runID]
 		if _, ok := set[s]; !ok {
 			return
 		}
 		delete(set, s)
 		if len(set) == 0 {
-			delete(b.byRun, s.runID)
+			delete(b.byRun, runID)
 		}
 	}
-	s.err = err
-	close(s.c)
+	s.end(err)
 }
 
 // Publish delivers committed events. It never blocks.
@@ -100,21 +181,17 @@ func (b *Bus) Publish(events []Event) {
 	defer b.mu.Unlock()
 	for _, ev := range events {
 		for s := range b.byRun[ev.RunID] {
-			b.offer(s, ev)
+			if !s.offer(ev) {
+				b.remove(ev.RunID, s, ErrSlow)
+			}
 		}
 		if ev.IsRunLevel() {
 			for s := range b.all {
-				b.offer(s, ev)
+				if !s.offer(ev) {
+					b.remove("", s, ErrSlow)
+				}
 			}
 		}
-	}
-}
-
-func (b *Bus) offer(s *Subscription, ev Event) {
-	select {
-	case s.c <- ev:
-	default:
-		b.remove(s, ErrSlow)
 	}
 }
 
@@ -149,8 +226,8 @@ func Follow(ctx context.Context, bus *Bus, r Reader, runID string, after int64, 
 	}
 	// Subscribe before reading the log: every event committed from now on is
 	// in the feed, everything earlier is in the log, so there is no gap.
-	sub := bus.Subscribe(runID, buf)
-	defer bus.Unsubscribe(sub)
+	feed := bus.Feed(runID, buf)
+	defer feed.Close()
 	fromLog := opts.Send
 	if opts.Replay != nil {
 		fromLog = opts.Replay
@@ -168,9 +245,12 @@ func Follow(ctx context.Context, bus *Bus, r Reader, runID string, after int64, 
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-sub.C():
+		case <-feed.Ready():
+		}
+		for {
+			ev, ok := feed.Next()
 			if !ok {
-				return sub.Err()
+				break
 			}
 			if ev.Seq <= last {
 				continue // already sent from the log
@@ -187,6 +267,9 @@ func Follow(ctx context.Context, bus *Bus, r Reader, runID string, after int64, 
 				return err
 			}
 			last = ev.Seq
+		}
+		if feed.Done() {
+			return feed.Err()
 		}
 	}
 }

@@ -194,3 +194,58 @@ func TestFollowEndsWithErrSlowAndOnSendError(t *testing.T) {
 		t.Errorf("Follow with a failing Send = %v", err)
 	}
 }
+
+// drainFeed takes everything f holds until it ends.
+func drainFeed(f *event.Feed) (out []string) {
+	for !f.Done() {
+		<-f.Ready()
+		for {
+			e, ok := f.Next()
+			if !ok {
+				break
+			}
+			out = append(out, fmt.Sprintf("%s/%d", e.RunID, e.Seq))
+		}
+	}
+	return out
+}
+
+// A Feed keeps the bus's delivery rule as a Subscription does: in order, to
+// the matching subscribers, and cut off without blocking when its bound is
+// reached, after what it holds.
+func TestFeedDeliversInOrderAndCutsOffSlowSubscriber(t *testing.T) {
+	t.Parallel()
+	bus := event.NewBus()
+	a := bus.Feed("a", 10)
+	all := bus.Feed("", 10)
+	slow := bus.Feed("r", 2)
+	bus.Publish([]event.Event{ev("a", 1, event.RunCreated), ev("a", 2, event.LLMDelta), ev("b", 1, event.RunCreated), ev("a", 3, event.RunStatus)})
+	done := make(chan struct{})
+	go func() {
+		for i := int64(1); i <= 50; i++ {
+			bus.Publish([]event.Event{ev("r", i, event.LLMDelta)})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Publish blocked on a slow feed")
+	}
+	a.Close()
+	all.Close()
+	all.Close() // twice is fine
+	if g := fmt.Sprint(drainFeed(a)); g != "[a/1 a/2 a/3]" {
+		t.Errorf("run a got %s", g)
+	}
+	if g := fmt.Sprint(drainFeed(all)); g != "[a/1 b/1 a/3]" {
+		t.Errorf("all-runs feed got %s", g)
+	}
+	if a.Err() != nil {
+		t.Errorf("closed feed has error %v", a.Err())
+	}
+	if g := fmt.Sprint(drainFeed(slow)); g != "[r/1 r/2]" || !errors.Is(slow.Err(), event.ErrSlow) {
+		t.Errorf("slow feed got %s, err %v; want [r/1 r/2] and ErrSlow", g, slow.Err())
+	}
+	slow.Close() // after being cut off: no panic
+}

@@ -1,14 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 
 	"steward/backend/event"
 )
@@ -23,7 +22,11 @@ const (
 // appendReq is one submission: one event, or several from one writer that
 // commit together and in order.
 type appendReq struct {
-	evs  []event.Event
+	evs []event.Event
+	// data holds each event's data as the text the log stores, and bad,
+	// when not nil, why an event's data cannot be stored (see check).
+	data []string
+	bad  []error
 	err  error // the first failure among evs
 	done chan struct{}
 	// importedFrom marks an import: its events commit all or none, the run
@@ -58,7 +61,47 @@ func (s *Store) Submit(ev event.Event) *Pending { return s.SubmitAll([]event.Eve
 // group; it is one hand-off to the writer where Submit would be several. An
 // event whose precondition fails is skipped and its error reported by Wait.
 func (s *Store) SubmitAll(evs []event.Event) *Pending {
-	return s.submit(&appendReq{evs: evs, done: make(chan struct{})})
+	return s.submit(newReq(evs))
+}
+
+func newReq(evs []event.Event) *appendReq {
+	req := &appendReq{evs: evs, done: make(chan struct{})}
+	req.check()
+	return req
+}
+
+// check readies the data of req's events for the log, in the goroutine that
+// submits them rather than in the one writer, all of whose time is the
+// store's throughput: each event's data is checked to be JSON and made
+// compact, as SQLite's JSON functions stored it when the rows went in as one
+// JSON array (json.Compact writes the same bytes). Data that is no JSON is
+// refused, alone, before anything is written.
+func (req *appendReq) check() {
+	req.data = make([]string, len(req.evs))
+	var buf bytes.Buffer
+	for i := range req.evs {
+		ev := &req.evs[i]
+		buf.Reset()
+		if err := json.Compact(&buf, ev.Data); err != nil {
+			if req.bad == nil {
+				req.bad = make([]error, len(req.evs))
+			}
+			req.bad[i] = fmt.Errorf("%w: %s: data is not JSON: %v", errBadPayload, ev.Type, err)
+			continue
+		}
+		if buf.Len() != len(ev.Data) {
+			ev.Data = bytes.Clone(buf.Bytes())
+		}
+		req.data[i] = string(ev.Data)
+	}
+}
+
+// refused is why event i of req cannot be stored, or nil.
+func (req *appendReq) refused(i int) error {
+	if req.bad == nil {
+		return nil
+	}
+	return req.bad[i]
 }
 
 // submit hands req to the writer, or fails it at once when the store is
@@ -88,7 +131,9 @@ type CommandRecord struct {
 // log. When the command id was answered before, Wait reports ErrConflict and
 // nothing of evs is written.
 func (s *Store) SubmitCommand(cmd CommandRecord, evs []event.Event) *Pending {
-	return s.submit(&appendReq{evs: evs, done: make(chan struct{}), command: &cmd})
+	req := newReq(evs)
+	req.command = &cmd
+	return s.submit(req)
 }
 
 // Append adds ev to its run's log, assigning seq (and ts when zero), applies
@@ -99,7 +144,7 @@ func (s *Store) SubmitCommand(cmd CommandRecord, evs []event.Event) *Pending {
 // stored. Once submitted, the append completes even if ctx ends, so that a
 // caller never has to guess whether an event was written.
 func (s *Store) Append(ctx context.Context, ev event.Event) (event.Event, error) {
-	req := &appendReq{evs: []event.Event{ev}, done: make(chan struct{})}
+	req := newReq([]event.Event{ev})
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -160,222 +205,6 @@ func (s *Store) writeLoop() {
 	}
 }
 
-// commit writes one group of appends in one transaction. An item whose
-// precondition fails is answered with its error and leaves no trace; any
-// other failure fails the whole group.
-//
-// Each run's last seq is read inside the transaction, which holds the write
-// lock, rather than cached across groups: another process (the CLI beside a
-// server) may append to the same run between two groups.
-func (s *Store) commit(batch []*appendReq) {
-	now := s.ms()
-	seqs := map[string]int64{}    // last seq per run in this group; -1: no such run
-	touched := map[string]int64{} // runs this group appended to
-	fail := func(err error) {
-		for _, req := range batch {
-			if req.err == nil {
-				req.err = err
-			}
-			close(req.done)
-		}
-	}
-	ctx := context.Background()
-	sqltx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		fail(fmt.Errorf("append: begin: %w", err))
-		return
-	}
-	tx := &stmtTx{Tx: sqltx, s: s, stmts: map[string]*sql.Stmt{}}
-	committed := make([]event.Event, 0, 2*len(batch))
-	for _, req := range batch {
-		if req.importedFrom != "" {
-			evs, err := s.commitImport(ctx, tx, req, seqs, now)
-			if err != nil {
-				tx.Rollback()
-				fail(err)
-				return
-			}
-			for _, ev := range evs {
-				touched[ev.RunID] = ev.Seq
-			}
-			committed = append(committed, evs...)
-			continue
-		}
-		if c := req.command; c != nil {
-			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO commands(run_id, command_id, type, result, created_at) VALUES (?, ?, ?, ?, ?)`,
-				c.RunID, c.CommandID, c.Type, c.Result, now)
-			if err != nil {
-				tx.Rollback()
-				fail(fmt.Errorf("append: save command: %w", err))
-				return
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				req.err = fmt.Errorf("command %s of run %s was answered before: %w", c.CommandID, c.RunID, ErrConflict)
-				continue // its effect is not recorded twice
-			}
-		}
-		for i := range req.evs {
-			ev := &req.evs[i]
-			fatal, err := s.place(ctx, tx, ev, seqs, now)
-			if fatal {
-				tx.Rollback()
-				fail(err)
-				return
-			}
-			if err != nil {
-				if req.err == nil {
-					req.err = err // nothing was written for this event
-				}
-				continue
-			}
-			touched[ev.RunID] = ev.Seq
-			committed = append(committed, *ev)
-		}
-	}
-	if err := insertEvents(ctx, tx, committed); err != nil {
-		tx.Rollback()
-		fail(fmt.Errorf("append: %w", err))
-		return
-	}
-	for run, seq := range touched {
-		if _, err := tx.ExecContext(ctx, qLastSeq, seq, now, run); err != nil {
-			tx.Rollback()
-			fail(fmt.Errorf("append: %w", err))
-			return
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		fail(fmt.Errorf("append: commit: %w", err))
-		return
-	}
-	if s.pub != nil && len(committed) > 0 {
-		s.pub.Publish(committed)
-	}
-	for _, req := range batch {
-		close(req.done)
-	}
-}
-
-// place gives ev its seq and time and applies it to the projections. A
-// failed precondition is an error with fatal false: nothing was written for
-// ev. Any other error is fatal to the group.
-func (s *Store) place(ctx context.Context, tx *stmtTx, ev *event.Event, seqs map[string]int64, now int64) (fatal bool, err error) {
-	last, known := seqs[ev.RunID]
-	if !known {
-		err := tx.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, ev.RunID).Scan(&last)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			last = -1 // no such run yet
-		case err != nil:
-			return true, fmt.Errorf("append: %w", err)
-		}
-		seqs[ev.RunID] = last
-	}
-	switch {
-	case ev.Type == event.RunCreated && last != -1:
-		return false, fmt.Errorf("append run.created: run %s exists: %w", ev.RunID, ErrConflict)
-	case ev.Type != event.RunCreated && last == -1:
-		return false, fmt.Errorf("append %s: run %s: %w", ev.Type, ev.RunID, ErrNotFound)
-	}
-	ev.Seq = max(last, 0) + 1
-	if ev.TS == 0 {
-		ev.TS = now
-	}
-	if err := project(ctx, tx, *ev); err != nil {
-		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || errors.Is(err, errBadPayload) {
-			return false, err
-		}
-		return true, fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	seqs[ev.RunID] = ev.Seq
-	return false, nil
-}
-
-// stmtTx runs the statements of one group commit through statements the
-// writer prepared once: preparing costs more than executing an insert.
-type stmtTx struct {
-	*sql.Tx
-	s     *Store
-	stmts map[string]*sql.Stmt
-}
-
-// ExecContext executes query through the writer's prepared statement when
-// there is one (all queries of the projection are prepared at Open), else
-// directly.
-func (t *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, ok := t.stmts[query]
-	if !ok {
-		prepared, found := t.s.stmts[query]
-		if !found {
-			return t.Tx.ExecContext(ctx, query, args...)
-		}
-		st = t.Tx.StmtContext(ctx, prepared)
-		t.stmts[query] = st
-	}
-	return st.ExecContext(ctx, args...)
-}
-
-// prepareWriter prepares the statements of the append path once. It must run
-// before the writer starts: the writer's one connection is busy inside each
-// group commit, so preparing there would wait for itself.
-func (s *Store) prepareWriter(ctx context.Context) error {
-	for _, q := range writerQueries {
-		st, err := s.w.PrepareContext(ctx, q)
-		if err != nil {
-			return fmt.Errorf("prepare %q: %w", q, err)
-		}
-		s.stmts[q] = st
-	}
-	return nil
-}
-
-// insertEvents writes a group's events with one statement: the rows travel as
-// one JSON array that SQLite unpacks itself. Binding six values per row
-// through cgo cost more than the inserts; one bound value per group makes the
-// log several times faster.
-func insertEvents(ctx context.Context, tx *stmtTx, evs []event.Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	buf := make([]byte, 0, 128*len(evs))
-	buf = append(buf, '[')
-	for i, ev := range evs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, '[')
-		buf = appendJSONString(buf, ev.RunID)
-		buf = append(buf, ',')
-		buf = strconv.AppendInt(buf, ev.Seq, 10)
-		buf = append(buf, ',')
-		buf = strconv.AppendInt(buf, ev.TS, 10)
-		buf = append(buf, ',')
-		buf = appendJSONString(buf, string(ev.Type))
-		buf = append(buf, ',')
-		buf = appendJSONString(buf, ev.NodeID)
-		buf = append(buf, ',')
-		buf = append(buf, ev.Data...)
-		buf = append(buf, ']')
-	}
-	buf = append(buf, ']')
-	_, err := tx.ExecContext(ctx, qInsertEvents, string(buf))
-	return err
-}
-
-// appendJSONString appends s as a JSON string. Ids and type names are plain
-// ASCII and take the fast path.
-func appendJSONString(buf []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			b, _ := json.Marshal(s) // a string always marshals
-			return append(buf, b...)
-		}
-	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"')
-}
-
 // ImportRun appends the whole log of a run recorded elsewhere, as a new run
 // marked imported from importedFrom: every event commits or none does (the
 // first failure is returned and nothing is written), and the approvals in it
@@ -393,7 +222,8 @@ func (s *Store) ImportRun(ctx context.Context, evs []event.Event, importedFrom s
 			return nil, fmt.Errorf("import: events of two runs (%s, %s): %w", evs[0].RunID, ev.RunID, ErrConflict)
 		}
 	}
-	req := &appendReq{evs: slices.Clone(evs), done: make(chan struct{}), importedFrom: importedFrom}
+	req := newReq(slices.Clone(evs))
+	req.importedFrom = importedFrom
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -412,46 +242,3 @@ func (s *Store) ImportRun(ctx context.Context, evs []event.Event, importedFrom s
 	}
 	return req.evs, nil
 }
-
-// commitImport places an import's events inside a savepoint of the group's
-// transaction: a failed precondition rolls back the import alone and is its
-// answer; other appends of the group go on.
-func (s *Store) commitImport(ctx context.Context, tx *stmtTx, req *appendReq, seqs map[string]int64, now int64) ([]event.Event, error) {
-	if _, err := tx.Tx.ExecContext(ctx, "SAVEPOINT import"); err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	ictx := context.WithValue(ctx, importingKey{}, true)
-	undo := func(err error) ([]event.Event, error) {
-		delete(seqs, req.evs[0].RunID)
-		if _, rerr := tx.Tx.ExecContext(ctx, "ROLLBACK TO import"); rerr != nil {
-			return nil, fmt.Errorf("import: %w", rerr)
-		}
-		if _, rerr := tx.Tx.ExecContext(ctx, "RELEASE import"); rerr != nil {
-			return nil, fmt.Errorf("import: %w", rerr)
-		}
-		req.err = err
-		return nil, nil
-	}
-	for i := range req.evs {
-		ev := &req.evs[i]
-		fatal, err := s.place(ictx, tx, ev, seqs, now)
-		if fatal {
-			return nil, err
-		}
-		if err != nil {
-			return undo(fmt.Errorf("import: event %d (%s): %w", i+1, ev.Type, err))
-		}
-	}
-	if _, err := tx.Tx.ExecContext(ctx, `UPDATE runs SET imported_from = ? WHERE id = ?`, req.importedFrom, req.evs[0].RunID); err != nil {
-		return undo(fmt.Errorf("import: %w", err))
-	}
-	if _, err := tx.Tx.ExecContext(ctx, "RELEASE import"); err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	return req.evs, nil
-}
-
-// importingKey marks the context of an import's projection.
-type importingKey struct{}
-
-func importing(ctx context.Context) bool { v, _ := ctx.Value(importingKey{}).(bool); return v }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,40 +12,42 @@ import (
 // before anything is written.
 var errBadPayload = errors.New("bad event payload")
 
-// The statements of the append path, prepared once at Open.
+// The statements of the append path, prepared once per connection.
 const (
-	qInsertEvents = `INSERT INTO events(run_id, seq, ts, type, node_id, data)
-		SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->5 FROM json_each(jsonb(?))`
-	qLastSeq   = `UPDATE runs SET last_seq = ?, updated_at = ? WHERE id = ?`
-	qInsertRun = `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
+	qRunLastSeq = `SELECT last_seq FROM runs WHERE id = ?`
+	// qRunRow and qRunRowUsage write a group's changes to a runs row (see
+	// runDelta).
+	qRunRow      = `UPDATE runs SET last_seq = ?, updated_at = ?, steps = steps + ? WHERE id = ?`
+	qRunRowUsage = `UPDATE runs SET last_seq = ?, updated_at = ?, steps = steps + ?, cost_usd = cost_usd + ?,
+				input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cached_tokens = cached_tokens + ? WHERE id = ?`
+	qInsertCommand = `INSERT OR IGNORE INTO commands(run_id, command_id, type, result, created_at) VALUES (?, ?, ?, ?, ?)`
+	qImported      = `UPDATE runs SET imported_from = ? WHERE id = ?`
+	qInsertRun     = `INSERT INTO runs(id, agent_id, agent_name, status, instructions, workspace, mode,
 			provider, model, demo, unattended, max_steps, created_at, updated_at, forked_from, replay_of)
 			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qRunStatus  = `UPDATE runs SET status = ?, reason = ?, error = ?, next = ? WHERE id = ?`
 	qCancelOpen = `UPDATE interactions SET status = 'cancelled', answered_at = ?
 				WHERE run_id = ? AND status = 'pending'`
+	// A node's parent edge is not stored: it is the node's parent column,
+	// which Graph reads as an edge.
 	qInsertNode = `INSERT INTO nodes(run_id, id, seq, kind, status, label, parent, tool, started_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qParentEdge = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'parent')`
 	qAfterEdge  = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'after')`
 	qForkEdge   = `INSERT OR IGNORE INTO edges(run_id, src, dst, kind) VALUES (?, ?, ?, 'fork')`
-	qStep       = `UPDATE runs SET steps = steps + 1 WHERE id = ?`
 	qFinishNode = `UPDATE nodes SET status = ?, finished_at = ?, duration_ms = ?, error = ?,
 			input_tokens = ?, output_tokens = ?, cached_tokens = ?, cost_usd = ? WHERE run_id = ? AND id = ?`
-	qAttempt = `UPDATE nodes SET attempts = attempts + 1 WHERE run_id = ? AND id = ?`
-	qUsage   = `UPDATE runs SET cost_usd = cost_usd + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-				cached_tokens = cached_tokens + ? WHERE id = ?`
+	qAttempt           = `UPDATE nodes SET attempts = attempts + 1 WHERE run_id = ? AND id = ?`
 	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at,
 			group_id, group_size, expires_at, default_decision, question, key)
 			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qNodeWaiting = `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`
 	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?, answer = ?
 			WHERE id = ? AND run_id = ? AND status = 'pending'`
-	qNodeStatus = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
-	qFileChange = `INSERT INTO file_changes(run_id, seq, node_id, op, path, before, after, before_unknown, size, source, undoes, created_at)
+	qInteractionStatus = `SELECT status FROM interactions WHERE id = ? AND run_id = ?`
+	qNodeStatus        = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
+	qFileChange        = `INSERT INTO file_changes(run_id, seq, node_id, op, path, before, after, before_unknown, size, source, undoes, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
-
-var writerQueries = []string{qInsertEvents, qLastSeq, qInsertRun, qRunStatus, qCancelOpen, qInsertNode, qParentEdge, qAfterEdge, qForkEdge, qStep, qFinishNode, qAttempt, qUsage, qInsertInteraction, qNodeWaiting, qAnswer, qNodeStatus, qFileChange}
 
 func forkedFrom(r *event.NodeRef) string {
 	if r == nil {
@@ -59,10 +59,11 @@ func forkedFrom(r *event.NodeRef) string {
 // terminal run statuses close every open interaction of the run.
 var terminal = map[string]bool{"completed": true, "failed": true, "cancelled": true}
 
-// project applies ev to the projection tables inside tx. Preconditions are
-// checked before the first write, so an ErrConflict or ErrNotFound leaves no
-// trace.
-func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
+// project applies ev to the projection tables inside g's transaction.
+// Preconditions are checked before the first write, so an ErrConflict or
+// ErrNotFound leaves no trace.
+func project(g *group, ev event.Event) error {
+	tx, ctx := g.tx, g.tx.ctx
 	decode := func(v any) error {
 		if err := ev.Decode(v); err != nil {
 			return fmt.Errorf("%w: %s: %v", errBadPayload, ev.Type, err)
@@ -112,12 +113,6 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		if _, err := tx.ExecContext(ctx, qInsertNode, ev.RunID, ev.NodeID, ev.Seq, d.Kind, status, d.Label, d.Parent, d.Tool, ev.TS); err != nil {
 			return err
 		}
-		if d.Parent != "" {
-			if _, err := tx.ExecContext(ctx, qParentEdge,
-				ev.RunID, d.Parent, ev.NodeID); err != nil {
-				return err
-			}
-		}
 		for _, a := range d.After {
 			if _, err := tx.ExecContext(ctx, qAfterEdge,
 				ev.RunID, a, ev.NodeID); err != nil {
@@ -125,8 +120,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			}
 		}
 		if d.Kind == event.KindLLM {
-			_, err := tx.ExecContext(ctx, qStep, ev.RunID)
-			return err
+			g.run(ev.RunID).steps++
 		}
 		return nil
 
@@ -144,8 +138,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			return err
 		}
 		if u := d.Usage; u != nil {
-			_, err := tx.ExecContext(ctx, qUsage, d.CostUSD, u.InputTokens, u.OutputTokens, u.CachedTokens, ev.RunID)
-			return err
+			return g.addUsage(ev.RunID, usageDelta{cost: d.CostUSD, input: u.InputTokens, output: u.OutputTokens, cache: u.CachedTokens})
 		}
 		return nil
 
@@ -170,7 +163,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 			}
 			question = string(b)
 		}
-		if importing(ctx) {
+		if g.importing {
 			// A recording's approvals are history: the node shows that it
 			// waited, and no interaction opens in the inbox.
 			_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)
@@ -211,7 +204,7 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		if err := decode(&d); err != nil {
 			return err
 		}
-		if importing(ctx) {
+		if g.importing {
 			return nil // no interaction was opened (see ApprovalRequested)
 		}
 		// First answer wins: the update only matches a pending interaction.
@@ -229,12 +222,12 @@ func project(ctx context.Context, tx *stmtTx, ev event.Event) error {
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			var status string
-			err := tx.QueryRowContext(ctx, `SELECT status FROM interactions WHERE id = ? AND run_id = ?`, d.InteractionID, ev.RunID).Scan(&status)
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("interaction %s: %w", d.InteractionID, ErrNotFound)
-			}
+			found, err := tx.queryRow(qInteractionStatus, []any{d.InteractionID, ev.RunID}, &status)
 			if err != nil {
 				return err
+			}
+			if !found {
+				return fmt.Errorf("interaction %s: %w", d.InteractionID, ErrNotFound)
 			}
 			return fmt.Errorf("interaction %s is already %s: %w", d.InteractionID, status, ErrConflict)
 		}

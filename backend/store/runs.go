@@ -199,7 +199,11 @@ func (s *Store) Graph(ctx context.Context, runID string) ([]Node, []Edge, error)
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
 	}
-	erows, err := s.r.QueryContext(ctx, `SELECT src, dst, kind FROM edges WHERE run_id = ? ORDER BY src, dst, kind`, runID)
+	// A parent edge is the child's parent column (none is stored; see
+	// migration 0012): the same edges as a table of them, in the same order.
+	erows, err := s.r.QueryContext(ctx, `SELECT src, dst, kind FROM edges WHERE run_id = ?1
+		UNION ALL SELECT parent, id, 'parent' FROM nodes WHERE run_id = ?1 AND parent != ''
+		ORDER BY 1, 2, 3`, runID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph of %s: %w", runID, err)
 	}

@@ -20,6 +20,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -62,7 +63,8 @@ type Store struct {
 	maxBatch int
 
 	appends chan *appendReq
-	stmts   map[string]*sql.Stmt // the writer's prepared statements
+	ws      writerStmts         // the writer's prepared statements
+	nv      []driver.NamedValue // the writer's scratch for arguments
 	quit    chan struct{}
 	done    chan struct{}
 
@@ -97,20 +99,13 @@ func Open(path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("open store: %w", err)
 		}
 	}
-	// WAL lets readers run beside the one writer; synchronous=NORMAL is durable
-	// across process crashes in WAL mode (only a power loss can drop the last
-	// commits) and is what makes a commit cost microseconds, not an fsync.
-	// busy_timeout covers a second process (the CLI beside a server) holding
-	// the write lock. _txlock=immediate takes the write lock at BEGIN so a
-	// transaction never fails half-way with SQLITE_BUSY on upgrade.
-	base := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_foreign_keys=on"
-	w, err := sql.Open("sqlite3", base+"&_txlock=immediate")
+	w, err := sql.Open("sqlite3", writerDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	w.SetMaxOpenConns(1) // one writer
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open("sqlite3", base+"&mode=ro")
+	r, err := sql.Open("sqlite3", readerDSN(path))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open store: %w", err)
@@ -123,7 +118,7 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	s := &Store{w: w, r: r, now: opts.Now, pub: opts.Publisher, maxBatch: opts.MaxBatch,
-		appends: make(chan *appendReq, 4096), stmts: map[string]*sql.Stmt{}, quit: make(chan struct{}), done: make(chan struct{}),
+		appends: make(chan *appendReq, 4096), quit: make(chan struct{}), done: make(chan struct{}),
 		instance: instance, lock: lock}
 	if s.now == nil {
 		s.now = time.Now
@@ -137,15 +132,24 @@ func Open(path string, opts *Options) (*Store, error) {
 		lock.release()
 		return nil, err
 	}
-	if err := s.prepareWriter(context.Background()); err != nil {
-		w.Close()
-		r.Close()
-		lock.release()
-		return nil, err
-	}
 	go s.writeLoop()
 	return s, nil
 }
+
+// baseDSN holds the settings of every connection. WAL lets readers run
+// beside the one writer; synchronous=NORMAL is durable across process crashes
+// in WAL mode (only a power loss can drop the last commits) and is what makes
+// a commit cost microseconds, not an fsync. busy_timeout covers a second
+// process (the CLI beside a server) holding the write lock.
+func baseDSN(path string) string {
+	return "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_foreign_keys=on"
+}
+
+// writerDSN is the writer's: _txlock=immediate takes the write lock at BEGIN
+// so a transaction never fails half-way with SQLITE_BUSY on upgrade.
+func writerDSN(path string) string { return baseDSN(path) + "&_txlock=immediate" }
+
+func readerDSN(path string) string { return baseDSN(path) + "&mode=ro" }
 
 // Close stops the writer after the pending appends and closes the database.
 func (s *Store) Close() error {
@@ -156,8 +160,9 @@ func (s *Store) Close() error {
 		s.mu.Unlock()
 		close(s.quit)
 		<-s.done
-		for _, st := range s.stmts {
-			st.Close()
+		if conn, cerr := s.w.Conn(context.Background()); cerr == nil {
+			_ = conn.Raw(func(any) error { s.ws.closeAll(); return nil }) // Raw fails only with what f returns
+			_ = conn.Close()                                              // returns it to the pool, closed next
 		}
 		err = s.w.Close()
 		if rerr := s.r.Close(); err == nil {
