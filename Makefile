@@ -23,7 +23,7 @@ APT_PACKAGES := pkg-config gcc libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdo
 # skip, with the reason, on a machine that forbids namespaces.
 SANDBOX_REQUIRED ?= $(if $(filter Linux,$(shell uname -s)),1,)
 
-.PHONY: all deps deps-system deps-node deps-go ui build build-server run test test-go test-race test-ui test-desktop vet bench clean
+.PHONY: all deps deps-system deps-node deps-mcp deps-go gen check-gen ui build build-server run test test-go test-race test-ui test-desktop vet bench clean
 
 all: build
 
@@ -48,20 +48,45 @@ frontend/node_modules/.installed: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
+# The real MCP servers (npm packages) that the MCP client's tests run
+# against, and the clients (the conformance suite, the Inspector's CLI) that
+# the tests of Steward's MCP server run against it, pinned by
+# testdata/mcp-npm/package-lock.json; only the tests need them. The tests find them through STEWARD_MCP_NPM and, with
+# STEWARD_MCP_NPM_REQUIRED set, fail instead of skipping when they are not
+# there.
+MCP_NPM := testdata/mcp-npm
+MCP_TEST_ENV := STEWARD_MCP_NPM=$(CURDIR)/$(MCP_NPM) STEWARD_MCP_NPM_REQUIRED=1
+deps-mcp: $(MCP_NPM)/node_modules/.installed
+$(MCP_NPM)/node_modules/.installed: $(MCP_NPM)/package-lock.json
+	cd $(MCP_NPM) && npm ci --no-audit --no-fund
+	touch $@
+
 deps-go:
 	go mod download
+
+# The UI's wire types come from the Go ones: the OpenAPI document the server
+# serves, committed as frontend/src/api/openapi.json, and the TypeScript that
+# openapi-typescript makes of it, frontend/src/api/schema.d.ts. gen rewrites
+# both after a change of the wire; the build and the tests fail while either
+# is stale (TestOpenAPIFile, scripts/apitypes.mjs --check, schema.test.ts).
+gen: deps-node
+	go test -tags '$(TAGS)' -count=1 -run '^TestOpenAPIFile$$' ./backend/api -update
+	cd frontend && npm run gen
+
+check-gen:
+	go test -tags '$(TAGS)' -run '^TestOpenAPIFile$$' ./backend/api
 
 ui: deps-node
 	cd frontend && npm run build
 
-build: deps ui
+build: deps check-gen ui
 	go build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # The same program without the desktop tags, for servers and containers: it
 # links no GTK or WebKit, which the desktop build maps and initialises at
 # exec (169 shared objects, 2 here) even when it only serves. It needs no
 # Debian packages but a C compiler (SQLite).
-build-server: deps-node deps-go ui
+build-server: deps-node deps-go check-gen ui
 	go build -ldflags '$(LDFLAGS)' -o $(SERVER_BIN) .
 
 run: build
@@ -76,14 +101,14 @@ test-ui: deps-node
 # The end-to-end tests build and start the real binary (STEWARD_BIN) and drive
 # it in headless Chromium.
 # The kill-and-recover test writes its figures to bin/kill-recover.txt.
-test-go: build build-server
-	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_SERVER_BIN=$(CURDIR)/$(SERVER_BIN) STEWARD_KILL_REPORT=$(CURDIR)/bin/kill-recover.txt STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) \
+test-go: build build-server deps-mcp
+	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_SERVER_BIN=$(CURDIR)/$(SERVER_BIN) STEWARD_KILL_REPORT=$(CURDIR)/bin/kill-recover.txt STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) $(MCP_TEST_ENV) \
 		go test -tags '$(TAGS)' -count=1 -timeout 20m ./...
 	@cat bin/kill-recover.txt
 
 # The packages that run goroutines, again under the race detector.
-test-race: deps
-	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool ./backend/llm \
+test-race: deps deps-mcp
+	STEWARD_SANDBOX_REQUIRED=$(SANDBOX_REQUIRED) $(MCP_TEST_ENV) go test -race -tags '$(TAGS)' -count=1 -timeout 20m ./backend/run ./backend/store ./backend/event ./backend/inbox ./backend/api ./backend/tool ./backend/llm \
 		./backend/workspace ./backend/attention ./backend/tools/... ./backend/replay ./backend/exchange
 
 test-desktop: build
@@ -96,8 +121,9 @@ test: vet test-ui test-go test-race test-desktop
 # the end of a 200-step run and per step of 200- and 1,000-step runs beside
 # a raw SQLite control, how fast pause and cancel take effect, what the
 # command sandbox costs a command, what a step costs through the model
-# providers, and the memory of an idle WebSocket client and of
-# `steward serve`.
+# providers, the memory of an idle WebSocket client and of `steward serve`,
+# and what connecting to an MCP server and calling one of its tools cost
+# through Steward beside the SDK alone.
 bench: deps build build-server
 	@mkdir -p bin
 	# Each Append figure has beside it the raw SQLite control of the same
@@ -111,6 +137,10 @@ bench: deps build build-server
 	# p50, first and last 20), with a raw SQLite loop inserting the same
 	# rows in the same run as the control.
 	go test -tags '$(TAGS)' -run '^$$' -bench 'EngineSteps' -benchtime 1x -count 5 ./backend/run | tee -a bin/bench.txt
+	# MCP (issue 16): connecting to a stdio server (median of 10) and a step
+	# whose call is an MCP tool, through the engine, beside the SDK alone
+	# starting and calling the same server, and a step of a built-in no-op.
+	go test -tags '$(TAGS)' -run '^$$' -bench 'MCP$$' -benchtime 1x -count 5 ./backend/run | tee -a bin/bench.txt
 	go test -tags '$(TAGS)' -run '^$$' -bench 'PauseToPaused|CancelToCancelled' -benchtime 10x -count 5 ./backend/run | tee -a bin/bench.txt
 	# The 100,000-file tree is generated in memory (/dev/shm) when it can be:
 	# on disk, making it takes longer than searching it five times.
@@ -132,9 +162,11 @@ bench: deps build build-server
 	# (checked, blobs kept, 10,000 events appended in one transaction).
 	go test -tags '$(TAGS)' -run '^$$' -bench 'ExportImport10k' -benchtime 5x -count 5 ./backend/exchange | tee -a bin/bench.txt
 	# The UI in headless Chromium against the binary: first render of a
-	# 10,000-event run, frame rate while streaming (figures in bench form).
+	# 10,000-event run; while text streams, the frame rate, the worst frame
+	# and task and the main thread's busy time, also on a 4x slower CPU,
+	# beside an idle page's as the control (figures in bench form).
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
-		go test -tags '$(TAGS)' -run 'TestE2EPerf' -count 3 -timeout 10m .
+		go test -tags '$(TAGS)' -run 'TestE2EPerf' -count 5 -timeout 15m ./internal/e2e
 	# A model call of a run through each provider, with 21, 201 and 1,001
 	# messages of history against a server on loopback that answers at once.
 	go test -tags '$(TAGS)' -run '^$$' -bench 'OpenAIStream|AnthropicStream' -benchtime 200x -count 5 ./backend/llm/openai ./backend/llm/anthropic | tee -a bin/bench.txt
@@ -142,11 +174,11 @@ bench: deps build build-server
 	# provider (200 and 1,000 steps against a fast fake model on loopback),
 	# beside the control: the openai-go SDK alone making the same requests.
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
-		go test -tags '$(TAGS)' -run 'TestE2EProviderPerf' -count 5 -timeout 20m .
+		go test -tags '$(TAGS)' -run 'TestE2EProviderPerf' -count 5 -timeout 20m ./internal/e2e
 	# The RSS of `steward serve`, idle and during a 200-step run of the
 	# script provider: the server build and, beside it, the desktop build.
 	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_SERVER_BIN=$(CURDIR)/$(SERVER_BIN) STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
-		go test -tags '$(TAGS)' -run 'TestE2ERSS' -count 5 -timeout 10m .
+		go test -tags '$(TAGS)' -run 'TestE2ERSS' -count 5 -timeout 10m ./internal/e2e
 	@awk -f .ci/benchreport.awk bin/bench.txt
 
 clean:

@@ -8,10 +8,17 @@ import (
 	"strings"
 	"time"
 
+	"steward/backend/event"
 	"steward/backend/fault"
 	"steward/backend/policy"
 	"steward/backend/sandbox"
 )
+
+// Provider is the provider an agent names.
+type Provider string
+
+// Providers lists the providers an agent can name.
+var Providers = []Provider{ProviderAuto, ProviderOpenAI, ProviderAnthropic, ProviderScript}
 
 // Providers an agent can name. Auto picks OpenAI (or a compatible server)
 // when one is configured, else Anthropic when its key is set, else a local
@@ -48,15 +55,15 @@ var ErrInvalid = fault.New(fault.Invalid, "invalid agent")
 
 // Agent is a saved definition.
 type Agent struct {
-	ID           string   `json:"id"`
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
-	Provider     string   `json:"provider"`
-	Model        string   `json:"model"`
-	BaseURL      string   `json:"base_url,omitempty"`
-	SystemPrompt string   `json:"system_prompt"`
-	Tools        []string `json:"tools"`
-	Mode         string   `json:"mode"`
+	ID           string      `json:"id"`
+	Name         string      `json:"name"`
+	Description  string      `json:"description"`
+	Provider     Provider    `json:"provider"`
+	Model        string      `json:"model"`
+	BaseURL      string      `json:"base_url,omitempty"`
+	SystemPrompt string      `json:"system_prompt"`
+	Tools        []string    `json:"tools"`
+	Mode         policy.Mode `json:"mode"`
 	// Rules refine the mode for the calls they match; deny beats ask beats
 	// allow, and a matching rule decides over the mode.
 	Rules    []policy.Rule `json:"rules,omitempty"`
@@ -69,8 +76,8 @@ type Agent struct {
 	// ApprovalTimeout (a Go duration; empty waits for ever) is how long an
 	// approval or question waits for a person before ApprovalDefault (deny
 	// when empty, or approve) is taken for them.
-	ApprovalTimeout string `json:"approval_timeout,omitempty"`
-	ApprovalDefault string `json:"approval_default,omitempty"`
+	ApprovalTimeout string                `json:"approval_timeout,omitempty"`
+	ApprovalDefault event.DefaultDecision `json:"approval_default,omitempty"`
 	// BreakBefore lists tools whose calls pause the run first, like a
 	// debugger's breakpoints.
 	BreakBefore []string `json:"break_before,omitempty"`
@@ -83,15 +90,20 @@ type Agent struct {
 	// a reference only. Turn it on only for a model that accepts images
 	// (GPT-4o and later, Claude 3 and later, llava...): others reject the call.
 	SendImages bool `json:"send_images,omitempty"`
+	// ProjectServers offers the agent, in each run, the tools of the MCP
+	// servers its workspace's .mcp.json declares, once the person approved
+	// that file there (package mcp's ProjectFile); without it a workspace
+	// adds no server.
+	ProjectServers bool `json:"project_servers,omitempty"`
 	// Sandbox confines the agent's commands (see package sandbox): auto (the
 	// default) runs them in the OS sandbox wherever it works, and elsewhere
 	// asks the person about each one, whatever the mode; on refuses the
 	// commands it cannot sandbox; off runs them as the server's user, able
 	// to read and change whatever that user can (a risk).
-	Sandbox string `json:"sandbox,omitempty"`
+	Sandbox event.SandboxMode `json:"sandbox,omitempty"`
 	// SandboxNetwork (off, the default, or on) gives sandboxed commands
 	// the network, loopback included.
-	SandboxNetwork string `json:"sandbox_network,omitempty"`
+	SandboxNetwork event.SandboxNetwork `json:"sandbox_network,omitempty"`
 	// Script is "demo" or a path to a script file, for the script provider.
 	Script    string `json:"script,omitempty"`
 	CreatedAt int64  `json:"created_at"`
@@ -116,12 +128,12 @@ func (a *Agent) Normalize() {
 		a.Tools = []string{}
 	}
 	set := a.SandboxSettings()
-	a.Sandbox, a.SandboxNetwork = set.EffectiveMode(), set.EffectiveNetwork()
+	a.Sandbox, a.SandboxNetwork = event.SandboxMode(set.EffectiveMode()), event.SandboxNetwork(set.EffectiveNetwork())
 }
 
 // SandboxSettings are the agent's sandbox settings.
 func (a Agent) SandboxSettings() sandbox.Settings {
-	return sandbox.Settings{Mode: a.Sandbox, Network: a.SandboxNetwork}
+	return sandbox.Settings{Mode: string(a.Sandbox), Network: string(a.SandboxNetwork)}
 }
 
 // Validate checks a normalised definition. toolExists reports whether a tool

@@ -29,7 +29,7 @@ const maxImport = 2 << 30
 
 // ExportSaveInput asks the desktop window to save an export.
 type ExportSaveInput struct {
-	Format string `json:"format"`
+	Format exchange.Format `json:"format"`
 }
 
 // ExportSaved is where an export was saved, or Cancelled.
@@ -85,7 +85,7 @@ func (s *Server) saveExport(w http.ResponseWriter, r *http.Request) error {
 	if in.Format == "" {
 		in.Format = exchange.FormatSteward
 	}
-	if err := s.checkExchange(in.Format); err != nil {
+	if err := s.checkExchange(string(in.Format)); err != nil {
 		return err
 	}
 	if s.cfg.Desktop == nil {
@@ -93,7 +93,7 @@ func (s *Server) saveExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Made first: a run that cannot be exported asks nobody where to save.
 	var buf bytes.Buffer
-	ex, err := s.cfg.Exchange.Export(r.Context(), r.PathValue("id"), in.Format, &buf)
+	ex, err := s.cfg.Exchange.Export(r.Context(), r.PathValue("id"), string(in.Format), &buf)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"steward/backend/event"
 	"steward/backend/store"
 )
 
@@ -18,14 +19,14 @@ type GrantStore interface {
 // for any call of the tool), in run run_id, for agent agent_id, or
 // everywhere.
 type Grant struct {
-	ID        string `json:"id"`
-	Effect    string `json:"effect"`
-	Tool      string `json:"tool"`
-	Match     string `json:"match"`
-	Scope     string `json:"scope"`
-	RunID     string `json:"run_id,omitempty"`
-	AgentID   string `json:"agent_id,omitempty"`
-	CreatedAt int64  `json:"created_at"`
+	ID        string           `json:"id"`
+	Effect    event.Effect     `json:"effect"`
+	Tool      string           `json:"tool"`
+	Match     string           `json:"match"`
+	Scope     event.GrantScope `json:"scope"`
+	RunID     string           `json:"run_id,omitempty"`
+	AgentID   string           `json:"agent_id,omitempty"`
+	CreatedAt int64            `json:"created_at"`
 }
 
 type grantsBody struct {
@@ -33,7 +34,7 @@ type grantsBody struct {
 }
 
 func wireGrant(g store.Grant) Grant {
-	return Grant{ID: g.ID, Effect: g.Effect, Tool: g.Tool, Match: g.Match, Scope: g.Scope, RunID: g.RunID, AgentID: g.AgentID, CreatedAt: g.CreatedAt}
+	return Grant{ID: g.ID, Effect: event.Effect(g.Effect), Tool: g.Tool, Match: g.Match, Scope: event.GrantScope(g.Scope), RunID: g.RunID, AgentID: g.AgentID, CreatedAt: g.CreatedAt}
 }
 
 func (s *Server) listGrants(w http.ResponseWriter, r *http.Request) error {

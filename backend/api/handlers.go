@@ -12,6 +12,7 @@ import (
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
+	"steward/backend/tools/mcp"
 )
 
 type route struct {
@@ -100,6 +101,14 @@ func (s *Server) routeTable() []route {
 		{method: "PUT", path: "/api/v1/settings/providers/{name}", summary: "Change a provider's base URL, model or stored key (applies to runs started after)", auth: true, handler: h(s.setProvider), request: config.ProviderInput{}, response: config.SettingsView{}, errors: []int{http.StatusNotImplemented}},
 		{method: "POST", path: "/api/v1/settings/providers/{name}/test", summary: "Test a provider: list its models with the settings in force", auth: true, handler: h(s.testProvider), response: config.TestResult{}, errors: []int{http.StatusNotImplemented}},
 		{method: "PUT", path: "/api/v1/settings/prices", summary: "Replace the configured prices (the defaults stay underneath)", auth: true, handler: h(s.setPrices), request: PricesInput{}, response: config.SettingsView{}, errors: []int{http.StatusNotImplemented}},
+		{method: "GET", path: "/api/v1/mcp/servers", summary: "The MCP servers of config.json: what each runs or reaches (never its secrets), its trust and protocol, and the sessions open now", auth: true, handler: h(s.listMCPServers), response: mcpServersBody{}, errors: []int{http.StatusNotImplemented}},
+		{method: "PUT", path: "/api/v1/mcp/servers/{name}", summary: "Add or replace an MCP server in config.json, its entry as pasted from Claude Desktop, Claude Code or Cursor; it applies at once", auth: true, handler: h(s.putMCPServer), request: mcp.Server{}, response: mcpServersBody{}, errors: []int{http.StatusBadRequest, http.StatusNotImplemented}},
+		{method: "DELETE", path: "/api/v1/mcp/servers/{name}", summary: "Remove an MCP server from config.json; runs connected to it keep their session until they end", auth: true, handler: h(s.removeMCPServer), response: mcpServersBody{}, errors: []int{http.StatusNotFound, http.StatusNotImplemented}},
+		{method: "PUT", path: "/api/v1/mcp/servers/{name}/state", summary: "Enable or disable, trust or distrust an MCP server, keeping the rest of its entry", auth: true, handler: h(s.setMCPState), request: MCPState{}, response: mcpServersBody{}, errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/mcp/servers/{name}/test", summary: "Test an MCP server: connect as a run would, list its tools with their annotations and the risk Steward gives them, with the end of its stderr", auth: true, handler: h(s.testMCPServer), response: mcp.ConnectionTest{}, errors: []int{http.StatusNotFound, http.StatusNotImplemented}},
+		{method: "GET", path: "/api/v1/mcp/project", summary: "A workspace's .mcp.json for review: the servers it declares (what each runs or reaches), those refused, the variables it reads, and whether the person approved it as it is", auth: true, handler: h(s.viewProject), response: mcp.ProjectView{}, query: []queryParam{qProjectWorkspace}, errors: []int{http.StatusBadRequest, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/mcp/project/approve", summary: "Approve a workspace's .mcp.json as the person was shown it (its SHA-256): runs of agents that use project servers are offered its servers; 409 when the file changed since", auth: true, handler: h(s.approveProject), request: ProjectApproval{}, response: mcp.ProjectView{}, errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusNotImplemented}},
+		{method: "POST", path: "/api/v1/mcp/project/revoke", summary: "Take back the approval of a workspace's .mcp.json: runs started after are offered none of its servers", auth: true, handler: h(s.revokeProject), request: ProjectRevocation{}, response: mcp.ProjectView{}, errors: []int{http.StatusBadRequest, http.StatusNotImplemented}},
 		{method: "POST", path: "/api/v1/desktop/folder", summary: "Choose a folder with the desktop window's native dialog (501 outside the desktop window)", auth: true, handler: h(s.pickFolder), request: FolderInput{}, response: FolderChoice{}, errors: []int{http.StatusConflict, http.StatusNotImplemented}},
 		{method: "GET", path: "/api/v1/tools", summary: "The tool catalog with schemas and risks", auth: true, handler: h(s.tools), response: toolsBody{}},
 		{method: "GET", path: "/api/v1/openapi.json", summary: "This document", auth: true, handler: h(s.openapi)},
@@ -238,8 +247,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Mode: in.Mode, Rules: in.Rules,
-		Sandbox: in.Sandbox, SandboxNetwork: in.SandboxNetwork})
+	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Mode: string(in.Mode), Rules: in.Rules,
+		Sandbox: string(in.Sandbox), SandboxNetwork: string(in.SandboxNetwork)})
 	if err != nil {
 		return err
 	}

@@ -218,7 +218,7 @@ func TestDemoRunApproved(t *testing.T) {
 		r.Provider != "script" || r.Model != "demo-script" || !r.Demo || r.Mode != "ask" || r.LastSeq < 1 {
 		t.Errorf("started run %+v", r)
 	}
-	if !slices.Contains([]string{"queued", "running", "waiting"}, r.Status) || !slices.Contains(r.Capabilities, "cancel") {
+	if !slices.Contains([]string{"queued", "running", "waiting"}, string(r.Status)) || !slices.Contains(r.Capabilities, "cancel") {
 		t.Errorf("started run is %s with capabilities %v", r.Status, r.Capabilities)
 	}
 
@@ -328,9 +328,9 @@ func TestDemoRunApproved(t *testing.T) {
 			byID[n.ID] = n
 			label := n.Label
 			if n.Kind == "tool" {
-				label = n.Tool + ":" + n.Status
+				label = n.Tool + ":" + string(n.Status)
 			}
-			kinds[n.Kind] = append(kinds[n.Kind], label)
+			kinds[string(n.Kind)] = append(kinds[string(n.Kind)], label)
 			if n.Kind != "user" && n.FinishedAt == nil {
 				t.Errorf("node %s (%s) never finished", n.ID, n.Kind)
 			}
@@ -409,7 +409,7 @@ func TestDemoRunDeniedWithFeedback(t *testing.T) {
 			if err := ev.Decode(&d); err != nil {
 				t.Fatal(err)
 			}
-			kind[ev.NodeID] = d.Kind
+			kind[ev.NodeID] = string(d.Kind)
 		case event.NodeFinished:
 			var d event.NodeFinishedData
 			if err := ev.Decode(&d); err != nil {
@@ -431,7 +431,7 @@ func TestDemoRunDeniedWithFeedback(t *testing.T) {
 	var statuses []string
 	for _, n := range g.Nodes {
 		if n.Kind == "tool" {
-			statuses = append(statuses, n.Tool+":"+n.Status)
+			statuses = append(statuses, n.Tool+":"+string(n.Status))
 		}
 	}
 	if diff := cmp.Diff([]string{"list_dir:succeeded", "write_file:denied"}, statuses); diff != "" {

@@ -215,7 +215,9 @@ func (e *env) do(method, path string, body any, opts ...reqOpt) resp {
 	if err != nil {
 		e.t.Fatalf("%s %s: read body: %v", method, path, err)
 	}
-	return resp{status: res.StatusCode, header: res.Header, body: b}
+	r := resp{status: res.StatusCode, header: res.Header, body: b}
+	checkAnswer(e.t, req, r)
+	return r
 }
 
 // call sends method path with body and decodes a JSON answer of status want
@@ -318,7 +320,7 @@ func (e *env) waitStatus(id, status string) api.Run {
 	var r api.Run
 	waitFor(e.t, "run "+id+" to be "+status, func() bool {
 		r = e.getRun(id)
-		return r.Status == status
+		return string(r.Status) == status
 	})
 	return r
 }
@@ -405,7 +407,12 @@ func recv(t *testing.T, c *websocket.Conn) wsMsg {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(waitTimeout))
 	var m wsMsg
-	if err := c.ReadJSON(&m); err != nil {
+	_, b, err := c.ReadMessage()
+	if err != nil {
+		t.Fatalf("ws read: %v", err)
+	}
+	checkMessage(t, b)
+	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("ws read: %v", err)
 	}
 	return m

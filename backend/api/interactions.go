@@ -52,8 +52,8 @@ func (s *Server) answerInteraction(ctx context.Context, id string, a Answer, def
 	if !sources[a.Source] {
 		return store.Interaction{}, errorf(http.StatusBadRequest, CodeInvalid, "source "+strconv.Quote(a.Source)+" is not one of web, desktop, cli, api")
 	}
-	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: a.Decision, Feedback: a.Feedback, Source: a.Source,
-		Scope: a.Scope, AnyArgument: a.AnyArgument, Arguments: a.Arguments, Text: a.Text, Choices: a.Choices})
+	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: string(a.Decision), Feedback: a.Feedback, Source: a.Source,
+		Scope: string(a.Scope), AnyArgument: a.AnyArgument, Arguments: a.Arguments, Text: a.Text, Choices: a.Choices})
 }
 
 // answerMany answers each interaction of the batch on its own, in order: one

@@ -26,13 +26,12 @@ var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
 // that serves it.
 func (s *Server) OpenAPI() ([]byte, error) {
 	openapiOnce.Do(func() {
-		opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-			reflect.TypeFor[json.RawMessage](): {}, // any JSON value
-		}}
-		if openapiErr = declareFieldEnums(opts); openapiErr != nil {
+		wire, schemas, err := documentSchemas(s.routes)
+		if err != nil {
+			openapiErr = err
 			return
 		}
-		schema := func(v any) (*jsonschema.Schema, error) { return jsonschema.ForType(reflect.TypeOf(v), opts) }
+		schema := func(v any) (*jsonschema.Schema, error) { return wire.schemaOf(reflect.TypeOf(v)) }
 		paths := map[string]map[string]any{}
 		for _, rt := range s.routes {
 			// {name...} (the rest of the path) is {name} to OpenAPI.
@@ -99,7 +98,7 @@ func (s *Server) OpenAPI() ([]byte, error) {
 					"bearer":  map[string]any{"type": "http", "scheme": "bearer"},
 					"session": map[string]any{"type": "apiKey", "in": "cookie", "name": cookieName},
 				},
-				"schemas": map[string]any{"Error": errorSchema},
+				"schemas": schemas,
 			},
 		}
 		openapiDoc, openapiErr = json.MarshalIndent(doc, "", "  ")

@@ -43,6 +43,8 @@ var (
 	qInteractionRun    = queryParam{name: "run_id", doc: "only the interactions of this run"}
 
 	qDirsPath = queryParam{name: "path", doc: "an absolute path, ~ or ~/x; empty for the home folder"}
+
+	qProjectWorkspace = queryParam{name: "workspace", doc: "the workspace folder, an absolute path"}
 )
 
 func runStatusNames() []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"steward/backend/policy"
 	"steward/backend/replay"
 )
 
@@ -17,7 +18,7 @@ type ReplayInput struct {
 	// Tools is "recorded" (default: the results come from the recording and
 	// nothing runs) or "live" (the tools run for real in the replay's
 	// workspace).
-	Tools string `json:"tools,omitempty"`
+	Tools replay.ToolsMode `json:"tools,omitempty"`
 	// LiveFrom, when positive, is the model call (from 1) from which the
 	// agent's real model answers instead of the recording.
 	LiveFrom int `json:"live_from,omitempty"`
@@ -34,7 +35,7 @@ type ReplayInput struct {
 	Agent string `json:"agent,omitempty"`
 	// Mode is the replay's permission mode; empty: ask with a chosen
 	// agent, the run's own otherwise.
-	Mode string `json:"mode,omitempty"`
+	Mode policy.Mode `json:"mode,omitempty"`
 }
 
 func (s *Server) replayRun(w http.ResponseWriter, r *http.Request) error {
@@ -46,7 +47,7 @@ func (s *Server) replayRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	started, err := s.cfg.Replays.Replay(r.Context(), r.PathValue("id"), replay.Params{Tools: in.Tools, LiveFrom: in.LiveFrom,
-		Workspace: in.Workspace, NonEmpty: in.AllowNonEmpty, Agent: in.Agent, Mode: in.Mode})
+		Workspace: in.Workspace, NonEmpty: in.AllowNonEmpty, Agent: in.Agent, Mode: string(in.Mode)})
 	if err != nil {
 		return err
 	}

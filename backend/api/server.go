@@ -1,8 +1,9 @@
 // Package api serves the REST API, the WebSocket and the embedded UI over
 // HTTP on a loopback address. It holds no logic of its own: every handler
-// decodes, calls a service, and encodes. Security: every /api route needs
-// the token (bearer or session cookie); every request must name this server
-// as its Host (DNS rebinding) and come from no Origin or this server's own;
+// decodes, calls a service, and encodes. Security: every /api route and
+// the MCP endpoint (/mcp) need the token (bearer or session cookie); every
+// request must name this server as its Host (DNS rebinding) and come from
+// no Origin or this server's own;
 // a request that changes something on the strength of the cookie alone
 // must come from this server's own page (requireAuth); no answer may be
 // framed by another page (ServeHTTP).
@@ -97,6 +98,12 @@ type Config struct {
 	// Settings are the providers and prices the settings screens change;
 	// nil answers 501.
 	Settings Settings
+	// MCPServers is the configured MCP servers, for the settings screen;
+	// nil answers 501.
+	MCPServers MCPServers
+	// Projects reviews and approves workspaces' .mcp.json files; nil
+	// answers 501.
+	Projects ProjectServers
 	// Artifacts is the folder of the runs' artifacts (one folder per run);
 	// empty serves none.
 	Artifacts string
@@ -110,9 +117,12 @@ type Config struct {
 	// Sandbox says whether commands can be sandboxed here (GET /info);
 	// nil is a machine where they cannot.
 	Sandbox interface{ Available() error }
-	Bus     *event.Bus
-	UI      fs.FS
-	Logf    func(format string, args ...any)
+	// MCP serves the MCP endpoint (streamable HTTP) at /mcp, behind the
+	// same token, Host and Origin checks as the API; nil serves none.
+	MCP  http.Handler
+	Bus  *event.Bus
+	UI   fs.FS
+	Logf func(format string, args ...any)
 }
 
 // Desktop is the desktop window's native dialogs.
@@ -151,9 +161,19 @@ func New(cfg Config) *Server {
 		}
 		s.mux.Handle(rt.method+" "+rt.path, h)
 	}
+	if cfg.MCP != nil {
+		// POST carries the messages; GET and DELETE are the transport's too
+		// (a stateless handler answers them 405, as the transport says).
+		for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+			s.mux.Handle(m+" "+mcpPath, s.requireAuth(cfg.MCP))
+		}
+	}
 	s.mux.Handle("GET /", s.ui())
 	return s
 }
+
+// mcpPath is where the MCP endpoint is served.
+const mcpPath = "/mcp"
 
 // SetPort tells the server the port it is bound to, for the Host check.
 func (s *Server) SetPort(port int) { s.portStr.Store(strconv.Itoa(port)) }

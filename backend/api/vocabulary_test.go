@@ -67,7 +67,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 			for i, s := range []string{event.NodeSucceeded, event.NodeFailed, event.NodeDenied, event.NodeCancelled, event.NodeInterrupted} {
 				node := "n" + string(rune('1'+i))
 				l.add(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindLLM, Label: s})
-				l.add(event.NodeFinished, node, event.NodeFinishedData{Status: s})
+				l.add(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeStatus(s)})
 			}
 			l.add(event.NodeStarted, "n6", event.NodeStartedData{Kind: event.KindLLM, Label: event.NodeRunning})
 		}
@@ -85,7 +85,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 		for _, st := range run.Statuses {
 			var list struct{ Runs []api.Run }
 			e.call("GET", "/api/v1/runs?status="+string(st), nil, http.StatusOK, &list)
-			if len(list.Runs) != 1 || list.Runs[0].ID != "run_"+string(st) || list.Runs[0].Status != string(st) {
+			if len(list.Runs) != 1 || list.Runs[0].ID != "run_"+string(st) || list.Runs[0].Status != st {
 				t.Errorf("GET /runs?status=%s = %+v, want run_%s alone", st, list.Runs, st)
 			}
 		}
@@ -124,7 +124,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 			e.call("GET", "/api/v1/interactions?status="+st, nil, http.StatusOK, &list)
 			var got []string
 			for _, it := range list.Interactions {
-				if it.Status != st {
+				if string(it.Status) != st {
 					t.Errorf("GET /interactions?status=%s lists %s, which is %s", st, it.ID, it.Status)
 				}
 				got = append(got, it.ID)
@@ -147,7 +147,7 @@ func TestEveryStatusThroughTheAPI(t *testing.T) {
 		e.call("GET", "/api/v1/runs/run_failed/graph", nil, http.StatusOK, &g)
 		var got []string
 		for _, n := range g.Nodes {
-			got = append(got, n.Status)
+			got = append(got, string(n.Status))
 		}
 		slices.Sort(got)
 		// Every node status but pending, which no event records: a node
@@ -196,7 +196,8 @@ func TestOpenAPIDeclaresTheVocabularies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var doc struct {
-		Paths map[string]map[string]struct {
+		Components struct{ Schemas map[string]*schemaDoc }
+		Paths      map[string]map[string]struct {
 			RequestBody struct {
 				Content map[string]struct{ Schema schemaDoc }
 			} `json:"requestBody"`
@@ -206,16 +207,33 @@ func TestOpenAPIDeclaresTheVocabularies(t *testing.T) {
 		}
 	}
 	e.call("GET", "/api/v1/openapi.json", nil, http.StatusOK, &doc)
+	// deref is the schema s refers to, or s; every schema on the way is
+	// read through it, as the wire types are components.
+	deref := func(s *schemaDoc) schemaDoc {
+		for s != nil && s.Ref != "" {
+			name, ok := strings.CutPrefix(s.Ref, "#/components/schemas/")
+			if !ok || doc.Components.Schemas[name] == nil {
+				t.Fatalf("$ref %q names no component", s.Ref)
+			}
+			s = doc.Components.Schemas[name]
+		}
+		if s == nil {
+			t.Fatal("a schema the test reads is missing")
+		}
+		return *s
+	}
 	response := func(method, path string) schemaDoc {
-		return doc.Paths[path][method].Responses["200"].Content["application/json"].Schema
+		s := doc.Paths[path][method].Responses["200"].Content["application/json"].Schema
+		return deref(&s)
 	}
 	statuses := strs(run.Statuses)
 	caps := append(slices.Clone(run.Commands), api.CapReplay)
 	runSchema := response("get", "/api/v1/runs/{id}")
-	eventSchema := *response("get", "/api/v1/runs/{id}/events").Properties["events"].Items
-	interaction := *response("get", "/api/v1/interactions").Properties["interactions"].Items
-	node := *response("get", "/api/v1/runs/{id}/nodes/{node}").Properties["node"]
-	command := doc.Paths["/api/v1/runs/{id}/commands"]["post"].RequestBody.Content["application/json"].Schema
+	eventSchema := deref(deref(response("get", "/api/v1/runs/{id}/events").Properties["events"]).Items)
+	interaction := deref(deref(response("get", "/api/v1/interactions").Properties["interactions"]).Items)
+	node := deref(response("get", "/api/v1/runs/{id}/nodes/{node}").Properties["node"])
+	commandRef := doc.Paths["/api/v1/runs/{id}/commands"]["post"].RequestBody.Content["application/json"].Schema
+	command := deref(&commandRef)
 	tests := []struct {
 		name string
 		got  []string
@@ -243,6 +261,7 @@ func TestOpenAPIDeclaresTheVocabularies(t *testing.T) {
 type schemaDoc schemaFields
 
 type schemaFields struct {
+	Ref           string                `json:"$ref"`
 	Enum          []string              `json:"enum"`
 	Items         *schemaDoc            `json:"items"`
 	PropertyNames *schemaDoc            `json:"propertyNames"`

@@ -46,41 +46,44 @@ type Agent struct {
 
 // AgentInput creates or replaces an agent.
 type AgentInput struct {
-	Name         string        `json:"name"`
-	Description  string        `json:"description,omitempty"`
-	Provider     string        `json:"provider,omitempty"`
-	Model        string        `json:"model,omitempty"`
-	BaseURL      string        `json:"base_url,omitempty"`
-	SystemPrompt string        `json:"system_prompt,omitempty"`
-	Tools        []string      `json:"tools,omitempty"`
-	Mode         string        `json:"mode,omitempty"`
-	MaxSteps     int           `json:"max_steps,omitempty"`
-	MaxTokens    int64         `json:"max_tokens,omitempty"`
-	MaxCostUSD   float64       `json:"max_cost_usd,omitempty"`
-	MaxWallTime  string        `json:"max_wall_time,omitempty"`
-	BreakBefore  []string      `json:"break_before,omitempty"`
-	Rules        []policy.Rule `json:"rules,omitempty"`
-	Script       string        `json:"script,omitempty"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Provider     agent.Provider `json:"provider,omitempty"`
+	Model        string         `json:"model,omitempty"`
+	BaseURL      string         `json:"base_url,omitempty"`
+	SystemPrompt string         `json:"system_prompt,omitempty"`
+	Tools        []string       `json:"tools,omitempty"`
+	Mode         policy.Mode    `json:"mode,omitempty"`
+	MaxSteps     int            `json:"max_steps,omitempty"`
+	MaxTokens    int64          `json:"max_tokens,omitempty"`
+	MaxCostUSD   float64        `json:"max_cost_usd,omitempty"`
+	MaxWallTime  string         `json:"max_wall_time,omitempty"`
+	BreakBefore  []string       `json:"break_before,omitempty"`
+	Rules        []policy.Rule  `json:"rules,omitempty"`
+	Script       string         `json:"script,omitempty"`
 	// BrowserDomains are the only hosts the agent's browser may visit.
 	BrowserDomains []string `json:"browser_domains,omitempty"`
 	// SendImages sends the screenshots the agent's tools take to the model
 	// as images; only for a model that accepts them.
 	SendImages bool `json:"send_images,omitempty"`
+	// ProjectServers offers the agent the MCP servers of its workspace's
+	// .mcp.json, once the person approved the file there.
+	ProjectServers bool `json:"project_servers,omitempty"`
 	// ApprovalTimeout (a Go duration) and ApprovalDefault (deny, approve):
 	// what an unanswered approval becomes, and when.
-	ApprovalTimeout string `json:"approval_timeout,omitempty"`
-	ApprovalDefault string `json:"approval_default,omitempty"`
+	ApprovalTimeout string                `json:"approval_timeout,omitempty"`
+	ApprovalDefault event.DefaultDecision `json:"approval_default,omitempty"`
 	// Sandbox (auto, on, off) and SandboxNetwork (off, on): how the
 	// agent's commands are confined.
-	Sandbox        string `json:"sandbox,omitempty"`
-	SandboxNetwork string `json:"sandbox_network,omitempty"`
+	Sandbox        event.SandboxMode    `json:"sandbox,omitempty"`
+	SandboxNetwork event.SandboxNetwork `json:"sandbox_network,omitempty"`
 }
 
 func (in AgentInput) agent() agent.Agent {
 	return agent.Agent{Name: in.Name, Description: in.Description, Provider: in.Provider, Model: in.Model,
 		BaseURL: in.BaseURL, SystemPrompt: in.SystemPrompt, Tools: in.Tools, Mode: in.Mode, MaxSteps: in.MaxSteps,
 		MaxTokens: in.MaxTokens, MaxCostUSD: in.MaxCostUSD, MaxWallTime: in.MaxWallTime,
-		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script, Domains: in.BrowserDomains, SendImages: in.SendImages,
+		BreakBefore: in.BreakBefore, Rules: in.Rules, Script: in.Script, Domains: in.BrowserDomains, SendImages: in.SendImages, ProjectServers: in.ProjectServers,
 		ApprovalTimeout: in.ApprovalTimeout, ApprovalDefault: in.ApprovalDefault, Sandbox: in.Sandbox, SandboxNetwork: in.SandboxNetwork}
 }
 
@@ -94,25 +97,25 @@ type Usage struct {
 
 // Run is a run's summary.
 type Run struct {
-	ID               string `json:"id"`
-	AgentID          string `json:"agent_id"`
-	AgentName        string `json:"agent_name"`
-	Status           string `json:"status"`
-	Reason           string `json:"reason,omitempty"`
-	Error            string `json:"error,omitempty"`
-	Instructions     string `json:"instructions"`
-	Workspace        string `json:"workspace"`
-	Mode             string `json:"mode"`
-	Provider         string `json:"provider"`
-	Model            string `json:"model"`
-	Demo             bool   `json:"demo"`
-	Unattended       bool   `json:"unattended"`
-	CreatedAt        int64  `json:"created_at"`
-	UpdatedAt        int64  `json:"updated_at"`
-	LastSeq          int64  `json:"last_seq"`
-	Steps            int    `json:"steps"`
-	PendingApprovals int    `json:"pending_approvals"`
-	Usage            Usage  `json:"usage"`
+	ID               string      `json:"id"`
+	AgentID          string      `json:"agent_id"`
+	AgentName        string      `json:"agent_name"`
+	Status           run.Status  `json:"status"`
+	Reason           string      `json:"reason,omitempty"`
+	Error            string      `json:"error,omitempty"`
+	Instructions     string      `json:"instructions"`
+	Workspace        string      `json:"workspace"`
+	Mode             policy.Mode `json:"mode"`
+	Provider         string      `json:"provider"`
+	Model            string      `json:"model"`
+	Demo             bool        `json:"demo"`
+	Unattended       bool        `json:"unattended"`
+	CreatedAt        int64       `json:"created_at"`
+	UpdatedAt        int64       `json:"updated_at"`
+	LastSeq          int64       `json:"last_seq"`
+	Steps            int         `json:"steps"`
+	PendingApprovals int         `json:"pending_approvals"`
+	Usage            Usage       `json:"usage"`
 	// Capabilities are what the run can do now (commands, and replay);
 	// Refusals say, for each command it cannot, why not: the rejection
 	// that command would get.
@@ -150,8 +153,8 @@ func capabilities(s run.Situation, fork bool) []string {
 
 func wireRun(r store.Run) Run {
 	sit := run.SituationOf(r)
-	return Run{Next: sit.Next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ReplayOf: r.ReplayOf, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: r.Status, Reason: r.Reason, Error: r.Error,
-		Instructions: r.Instructions, Workspace: r.Workspace, Mode: r.Mode, Provider: r.Provider, Model: r.Model,
+	return Run{Next: sit.Next, ForkedFrom: r.ForkedFrom, ImportedFrom: r.ImportedFrom, ReplayOf: r.ReplayOf, ID: r.ID, AgentID: r.AgentID, AgentName: r.AgentName, Status: run.Status(r.Status), Reason: r.Reason, Error: r.Error,
+		Instructions: r.Instructions, Workspace: r.Workspace, Mode: policy.Mode(r.Mode), Provider: r.Provider, Model: r.Model,
 		Demo: r.Demo, Unattended: r.Unattended, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastSeq: r.LastSeq,
 		Steps: r.Steps, PendingApprovals: r.PendingApprovals,
 		Usage:        Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens, CostUSD: r.CostUSD},
@@ -206,42 +209,42 @@ type StartRun struct {
 	BreakBefore  []string      `json:"break_before,omitempty"`
 	Limits       *event.Limits `json:"limits,omitempty"`
 	// Mode overrides the agent's permission mode; Rules add to its rules.
-	Mode  string        `json:"mode,omitempty"`
+	Mode  policy.Mode   `json:"mode,omitempty"`
 	Rules []policy.Rule `json:"rules,omitempty"`
 	// Sandbox (auto, on, off) and SandboxNetwork (off, on) override the
 	// agent's sandbox settings.
-	Sandbox        string `json:"sandbox,omitempty"`
-	SandboxNetwork string `json:"sandbox_network,omitempty"`
+	Sandbox        event.SandboxMode    `json:"sandbox,omitempty"`
+	SandboxNetwork event.SandboxNetwork `json:"sandbox_network,omitempty"`
 }
 
 // Interaction is an approval request.
 type Interaction struct {
-	ID         string          `json:"id"`
-	RunID      string          `json:"run_id"`
-	NodeID     string          `json:"node_id"`
-	Kind       string          `json:"kind"` // approval or question
-	Status     string          `json:"status"`
-	Tool       string          `json:"tool"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Risk       string          `json:"risk"`
-	Reason     string          `json:"reason"`
-	CreatedAt  int64           `json:"created_at"`
-	AnsweredAt *int64          `json:"answered_at,omitempty"`
+	ID         string                  `json:"id"`
+	RunID      string                  `json:"run_id"`
+	NodeID     string                  `json:"node_id"`
+	Kind       event.InteractionKind   `json:"kind"` // approval or question
+	Status     event.InteractionStatus `json:"status"`
+	Tool       string                  `json:"tool"`
+	Arguments  json.RawMessage         `json:"arguments"`
+	Risk       event.Risk              `json:"risk"`
+	Reason     string                  `json:"reason"`
+	CreatedAt  int64                   `json:"created_at"`
+	AnsweredAt *int64                  `json:"answered_at,omitempty"`
 	// Group is the model node whose turn asked for the call; GroupSize
 	// approvals were opened together for it (more than one: parallel calls).
 	Group     string `json:"group,omitempty"`
 	GroupSize int    `json:"group_size,omitempty"`
 	// ExpiresAt (unix ms) is when DefaultDecision is taken for a person who
 	// did not answer.
-	ExpiresAt       int64           `json:"expires_at,omitempty"`
-	DefaultDecision string          `json:"default_decision,omitempty"`
-	Question        *event.Question `json:"question,omitempty"`
-	Answer          *AnswerGiven    `json:"answer,omitempty"`
+	ExpiresAt       int64                 `json:"expires_at,omitempty"`
+	DefaultDecision event.DefaultDecision `json:"default_decision,omitempty"`
+	Question        *event.Question       `json:"question,omitempty"`
+	Answer          *AnswerGiven          `json:"answer,omitempty"`
 }
 
 // AnswerGiven is the recorded answer of an interaction.
 type AnswerGiven struct {
-	Decision  string          `json:"decision"`
+	Decision  event.Decision  `json:"decision"`
 	Feedback  string          `json:"feedback,omitempty"`
 	Source    string          `json:"source"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
@@ -250,9 +253,9 @@ type AnswerGiven struct {
 }
 
 func wireInteraction(i store.Interaction) Interaction {
-	out := Interaction{ID: i.ID, RunID: i.RunID, NodeID: i.NodeID, Kind: i.Kind, Status: i.Status, Tool: i.Tool,
-		Arguments: json.RawMessage(i.Arguments), Risk: i.Risk, Reason: i.Reason, CreatedAt: i.CreatedAt, AnsweredAt: i.AnsweredAt,
-		Group: i.Group, GroupSize: i.GroupSize, ExpiresAt: i.ExpiresAt, DefaultDecision: i.DefaultDecision}
+	out := Interaction{ID: i.ID, RunID: i.RunID, NodeID: i.NodeID, Kind: event.InteractionKind(i.Kind), Status: event.InteractionStatus(i.Status), Tool: i.Tool,
+		Arguments: json.RawMessage(i.Arguments), Risk: event.Risk(i.Risk), Reason: i.Reason, CreatedAt: i.CreatedAt, AnsweredAt: i.AnsweredAt,
+		Group: i.Group, GroupSize: i.GroupSize, ExpiresAt: i.ExpiresAt, DefaultDecision: event.DefaultDecision(i.DefaultDecision)}
 	if !json.Valid(out.Arguments) {
 		out.Arguments = json.RawMessage("{}")
 	}
@@ -263,7 +266,7 @@ func wireInteraction(i store.Interaction) Interaction {
 		}
 	}
 	if i.Decision != "" {
-		out.Answer = &AnswerGiven{Decision: i.Decision, Feedback: i.Feedback, Source: i.Source}
+		out.Answer = &AnswerGiven{Decision: event.Decision(i.Decision), Feedback: i.Feedback, Source: i.Source}
 		var d store.AnswerDetail
 		if i.Answer != "" && json.Unmarshal([]byte(i.Answer), &d) == nil {
 			out.Answer.Arguments, out.Answer.Text, out.Answer.Choices = d.Arguments, d.Text, d.Choices
@@ -277,14 +280,14 @@ func wireInteraction(i store.Interaction) Interaction {
 // run's agent, or everywhere; arguments approve an edit of the call), or
 // answer a question (text, choices) or decline it (deny).
 type Answer struct {
-	Decision    string          `json:"decision"`
-	Feedback    string          `json:"feedback,omitempty"`
-	Source      string          `json:"source,omitempty"`
-	Scope       string          `json:"scope,omitempty"`
-	AnyArgument bool            `json:"any_argument,omitempty"`
-	Arguments   json.RawMessage `json:"arguments,omitempty"`
-	Text        string          `json:"text,omitempty"`
-	Choices     []string        `json:"choices,omitempty"`
+	Decision    event.Decision   `json:"decision"`
+	Feedback    string           `json:"feedback,omitempty"`
+	Source      string           `json:"source,omitempty"`
+	Scope       event.GrantScope `json:"scope,omitempty"`
+	AnyArgument bool             `json:"any_argument,omitempty"`
+	Arguments   json.RawMessage  `json:"arguments,omitempty"`
+	Text        string           `json:"text,omitempty"`
+	Choices     []string         `json:"choices,omitempty"`
 }
 
 // AnswerOf is one answer of a batch: an Answer and the interaction's id.
@@ -319,19 +322,19 @@ type answersBody struct {
 
 // GraphNode is a node of the execution graph.
 type GraphNode struct {
-	ID         string   `json:"id"`
-	Kind       string   `json:"kind"`
-	Status     string   `json:"status"`
-	Label      string   `json:"label"`
-	Parent     string   `json:"parent,omitempty"`
-	After      []string `json:"after"`
-	StartedAt  int64    `json:"started_at"`
-	FinishedAt *int64   `json:"finished_at,omitempty"`
-	Tool       string   `json:"tool,omitempty"`
-	DurationMS int64    `json:"duration_ms"`
-	Error      string   `json:"error,omitempty"`
-	Attempts   int      `json:"attempts,omitempty"`
-	Usage      *Usage   `json:"usage,omitempty"`
+	ID         string           `json:"id"`
+	Kind       event.NodeKind   `json:"kind"`
+	Status     event.NodeStatus `json:"status"`
+	Label      string           `json:"label"`
+	Parent     string           `json:"parent,omitempty"`
+	After      []string         `json:"after"`
+	StartedAt  int64            `json:"started_at"`
+	FinishedAt *int64           `json:"finished_at,omitempty"`
+	Tool       string           `json:"tool,omitempty"`
+	DurationMS int64            `json:"duration_ms"`
+	Error      string           `json:"error,omitempty"`
+	Attempts   int              `json:"attempts,omitempty"`
+	Usage      *Usage           `json:"usage,omitempty"`
 }
 
 // NodeDetail is one node with everything recorded about it: its events in
@@ -376,9 +379,9 @@ func wireGraph(nodes []store.Node, edges []store.Edge) Graph {
 }
 
 func wireNode(n store.Node, after []string) GraphNode {
-	g := GraphNode{ID: n.ID, Kind: n.Kind, Status: n.Status, Label: n.Label, Parent: n.Parent, After: after,
+	g := GraphNode{ID: n.ID, Kind: event.NodeKind(n.Kind), Status: event.NodeStatus(n.Status), Label: n.Label, Parent: n.Parent, After: after,
 		StartedAt: n.StartedAt, FinishedAt: n.FinishedAt, Tool: n.Tool, DurationMS: n.DurationMS, Error: n.Error, Attempts: n.Attempts}
-	if n.Kind == "llm" && n.FinishedAt != nil {
+	if n.Kind == event.KindLLM && n.FinishedAt != nil {
 		g.Usage = &Usage{InputTokens: n.InputTokens, OutputTokens: n.OutputTokens, CachedTokens: n.CachedTokens, CostUSD: n.CostUSD}
 	}
 	return g

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -32,9 +34,24 @@ const (
 	wsMaxIn     = 1 << 20
 )
 
+// wsInType is the type of a client message: subscribe{run_id?, after},
+// unsubscribe{run_id}, command{run_id, command} or answer{interaction_id,
+// answer}, each with the id its ack or error names.
+type wsInType string
+
+var wsInTypes = []wsInType{"subscribe", "unsubscribe", "command", "answer"}
+
+// wsOutType is the type of a server message: event{event},
+// caught_up{run_id, seq} (no run_id for the all-runs subscription),
+// ack{id, result?} (a command's result, an answer's interaction) or
+// error{id?, code, message}.
+type wsOutType string
+
+var wsOutTypes = []wsOutType{"event", "caught_up", "ack", "error"}
+
 // wsIn is a client message.
 type wsIn struct {
-	Type          string   `json:"type"`
+	Type          wsInType `json:"type"`
 	ID            string   `json:"id,omitempty"`
 	RunID         string   `json:"run_id,omitempty"`
 	After         int64    `json:"after,omitempty"`
@@ -45,14 +62,14 @@ type wsIn struct {
 
 // wsOut is a server message.
 type wsOut struct {
-	Type    string `json:"type"`
-	ID      string `json:"id,omitempty"`
-	Event   *Event `json:"event,omitempty"`
-	RunID   string `json:"run_id,omitempty"`
-	Seq     *int64 `json:"seq,omitempty"`
-	Result  any    `json:"result,omitempty"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
+	Type    wsOutType `json:"type"`
+	ID      string    `json:"id,omitempty"`
+	Event   *Event    `json:"event,omitempty"`
+	RunID   string    `json:"run_id,omitempty"`
+	Seq     *int64    `json:"seq,omitempty"`
+	Result  any       `json:"result,omitempty"`
+	Code    string    `json:"code,omitempty"`
+	Message string    `json:"message,omitempty"`
 }
 
 // wsConn is one client. A reader goroutine handles its messages; a writer
@@ -99,18 +116,41 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(wsMaxIn)
 	c.SetCloseHandler(closeHandler(c, fw))
 	wc.wg.Add(1)
-	go wc.writeLoop()
+	go func() {
+		defer wc.recoverPanic("writing")
+		wc.writeLoop()
+	}()
 	// The handler returns, and the connection's reader goes on in a
 	// goroutine of its own: net/http keeps the request and its buffers
 	// (about 10 KiB) for as long as a handler runs, and a hijacked
 	// connection needs none of them. The reader ends when the client goes
 	// or the connection breaks, as the handler did.
 	go func() {
+		defer func() {
+			cancel()
+			wc.wg.Wait()
+			c.Close()
+		}()
+		defer wc.recoverPanic("a message")
 		wc.readLoop()
-		cancel()
-		wc.wg.Wait()
-		c.Close()
 	}()
+}
+
+// recoverPanic, deferred at the top of each of a connection's goroutines,
+// does for them what ServeHTTP does for a request: a panic while handling
+// the connection is logged and ends the connection (1011), not the
+// process. The goroutines run outside any handler, so nothing else would
+// recover it.
+func (wc *wsConn) recoverPanic(doing string) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	wc.s.cfg.Logf("api: panic in a WebSocket connection, %s: %v\n%s", doing, p, debug.Stack())
+	_ = wc.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseInternalServerErr, "internal error; see the server log"),
+		time.Now().Add(time.Second))
+	wc.cancel()
+	_ = wc.c.Close() // the reader, blocked on the client, ends
 }
 
 // replayWait bounds how long the replay of a run's history waits for a
@@ -300,7 +340,7 @@ func (wc *wsConn) handle(m wsIn) {
 		}
 		_ = wc.send(wsOut{Type: "ack", ID: m.ID, Result: wireInteraction(it)})
 	default:
-		fail(errorf(http.StatusBadRequest, CodeInvalid, "unknown message type "+m.Type+": want subscribe, unsubscribe, command or answer"))
+		fail(errorf(http.StatusBadRequest, CodeInvalid, "unknown message type "+string(m.Type)+": want subscribe, unsubscribe, command or answer"))
 	}
 }
 
@@ -317,6 +357,7 @@ func (wc *wsConn) subscribe(runID string, after int64, facts runFacts) {
 	wc.wg.Add(1)
 	go func() {
 		defer wc.wg.Done()
+		defer wc.recoverPanic("following " + cmp.Or(runID, "every run"))
 		var err error
 		if runID == "" {
 			err = wc.followAll(ctx)

@@ -17,6 +17,7 @@ import (
 
 	"steward/backend/osext"
 	"steward/backend/policy"
+	"steward/backend/tools/mcp"
 )
 
 // Config is the resolved configuration.
@@ -42,6 +43,10 @@ type Config struct {
 	Browser Browser
 	// Git configures the git tools.
 	Git Git
+	// MCPServers are the MCP servers whose tools agents may use, by name
+	// (config.json "mcpServers", in the shape Claude Desktop, Claude Code
+	// and Cursor use).
+	MCPServers map[string]mcp.Server
 }
 
 // Git configures the git tools (config.json "git").
@@ -98,6 +103,13 @@ type file struct {
 	Rules        []policy.Rule     `json:"rules"`
 	Browser      Browser           `json:"browser,omitzero"`
 	Git          Git               `json:"git,omitzero"`
+	// MCPServers is kept raw, as pasted: package mcp reads it, and a save
+	// of the settings writes it back untouched.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// MCPProjects are the person's approvals of workspaces' .mcp.json
+	// files: the absolute path of the workspace → the SHA-256 (hex) of the
+	// file as approved. Only this file holds them, never the workspace.
+	MCPProjects map[string]string `json:"mcpProjects,omitempty"`
 }
 
 // FileName is the config file inside the data directory.
@@ -150,6 +162,9 @@ func Load(getenv func(string) string) (Config, error) {
 			c.ToolTimeouts[name] = d
 		}
 		if err := checkPrices(f.Prices); err != nil {
+			return Config{}, fmt.Errorf("config %s: %w", path, err)
+		}
+		if c.MCPServers, err = mcp.ParseServers(f.MCPServers); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w", path, err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"steward/backend/agent"
 	"steward/backend/llm"
 	"steward/backend/policy"
+	"steward/backend/tools/mcp"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -300,5 +301,80 @@ func TestDemoDelay(t *testing.T) {
 		if _, err := Load(env(map[string]string{"STEWARD_HOME": home, "STEWARD_DEMO_DELAY": bad})); err == nil || !strings.Contains(err.Error(), "STEWARD_DEMO_DELAY") {
 			t.Errorf("STEWARD_DEMO_DELAY=%q: %v", bad, err)
 		}
+	}
+}
+
+func TestLoadMCPServers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	// As pasted from Claude Desktop, Claude Code or Cursor, plus trust.
+	body := `{"mcpServers": {
+		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN_FILE": "/x"}, "cwd": "/tmp"},
+		"linear": {"type": "http", "url": "https://mcp.linear.app/mcp", "headers": {"X-Team": "a"}, "bearer_token_env": "LINEAR_TOKEN"},
+		"docs":   {"url": "http://127.0.0.1:8080/mcp", "trusted": true},
+		"later":  {"type": "http", "url": "${LATER_URL}/mcp"}
+	}}`
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]mcp.Server{
+		"github": {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_TOKEN_FILE": "/x"}, Cwd: "/tmp"},
+		"linear": {Type: "http", URL: "https://mcp.linear.app/mcp", Headers: map[string]string{"X-Team": "a"}, BearerTokenEnv: "LINEAR_TOKEN"},
+		"docs":   {URL: "http://127.0.0.1:8080/mcp", Trusted: true},
+		"later":  {Type: "http", URL: "${LATER_URL}/mcp"}, // checked once expanded, when reached
+	}
+	if d := cmp.Diff(want, c.MCPServers); d != "" {
+		t.Errorf("servers (-want +got):\n%s", d)
+	}
+	// A save of the settings keeps the servers as they were written.
+	s := NewSettings(c, env(map[string]string{"STEWARD_HOME": home}), NewModels(c), NewPrices(nil))
+	f, err := s.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.write(f); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, c2.MCPServers); d != "" {
+		t.Errorf("after a save (-want +got):\n%s", d)
+	}
+}
+
+func TestLoadRejectsBadMCPServers(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, servers, want string }{
+		{"unknown type", `{"gh": {"type": "grpc", "command": "x"}}`, `mcpServers.gh: type "grpc" is not one of "stdio", "http", "sse"`},
+		{"sse without url", `{"gh": {"type": "sse"}}`, `mcpServers.gh: url is missing: an sse server`},
+		{"missing command", `{"gh": {"args": ["x"]}}`, "mcpServers.gh: command is missing"},
+		{"missing url", `{"gh": {"type": "http"}}`, "mcpServers.gh: url is missing"},
+		{"bad url", `{"gh": {"type": "http", "url": "file:///etc/passwd"}}`, `mcpServers.gh: url "file:///etc/passwd" must be`},
+		{"bad name", `{"git hub": {"command": "x"}}`, `mcpServers.git hub: the name "git hub" must be`},
+		{"double underscore", `{"a__b": {"command": "x"}}`, `mcpServers.a__b: the name`},
+		{"name too long", `{"` + strings.Repeat("a", 40) + `": {"command": "x"}}`, "must be 1 to 33"},
+		{"unknown protocol", `{"gh": {"command": "x", "protocol": "2026"}}`, `mcpServers.gh: protocol "2026" is not one of "auto", "modern", "legacy"`},
+		{"unknown field", `{"gh": {"command": "x", "autoApprove": []}}`, `mcpServers.gh: json: unknown field "autoApprove"`},
+		{"stdio with a url", `{"gh": {"command": "x", "url": "http://127.0.0.1/"}}`, "mcpServers.gh: url, headers and bearer_token_env are for http servers"},
+		{"two authorizations", `{"gh": {"url": "http://127.0.0.1/", "headers": {"authorization": "Bearer x"}, "bearer_token_env": "T"}}`, "both set the Authorization header"},
+		{"not an object", `["gh"]`, "mcpServers: json: cannot unmarshal"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, FileName), []byte(`{"mcpServers": `+c.servers+`}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(env(map[string]string{"STEWARD_HOME": home}))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Load = %v, want an error saying %q", err, c.want)
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"steward/backend/fault"
 	"steward/backend/llm/anthropic"
 	"steward/backend/llm/openai"
+	"steward/backend/tools/mcp"
 )
 
 // ErrInvalid is wrapped by every refused settings change.
@@ -33,7 +34,8 @@ type Settings struct {
 	prices  *Prices
 	servers []string // local servers to probe
 
-	mu sync.Mutex // one read-modify-write of the file at a time
+	mu    sync.Mutex // one read-modify-write of the file at a time
+	onMCP func(map[string]mcp.Server)
 }
 
 // NewSettings returns the settings of cfg's data directory, applying
@@ -50,26 +52,64 @@ type SettingsView struct {
 	Prices       []PriceView    `json:"prices"`
 }
 
+// ProviderName names a provider whose settings can be changed.
+type ProviderName string
+
+// ProviderNames lists them, from the table of providers.
+func ProviderNames() []ProviderName {
+	out := make([]ProviderName, len(providers))
+	for i, p := range providers {
+		out[i] = ProviderName(p.name)
+	}
+	return out
+}
+
+// KeySource says where a provider's key comes from: the environment, the
+// config file, or nowhere ("").
+type KeySource string
+
+// Key sources.
+const (
+	KeyFromEnv KeySource = "env"
+	KeyStored  KeySource = "stored"
+	KeyNone    KeySource = ""
+)
+
+// KeySources lists the key sources.
+var KeySources = []KeySource{KeyFromEnv, KeyStored, KeyNone}
+
+// PriceSource says where a price comes from: the defaults or the config file.
+type PriceSource string
+
+// Price sources.
+const (
+	PriceDefault PriceSource = "default"
+	PriceConfig  PriceSource = "config"
+)
+
+// PriceSources lists the price sources.
+var PriceSources = []PriceSource{PriceDefault, PriceConfig}
+
 // ProviderView is one provider's settings; the key is never included.
 type ProviderView struct {
-	Name           string  `json:"name"`
-	Label          string  `json:"label"`
-	BaseURL        string  `json:"base_url"`
-	Model          string  `json:"model"`
-	DefaultBaseURL string  `json:"default_base_url"`
-	DefaultModel   string  `json:"default_model"`
-	BaseURLEnv     string  `json:"base_url_env,omitempty"`
-	ModelEnv       string  `json:"model_env,omitempty"`
-	Key            KeyView `json:"key"`
-	Active         bool    `json:"active"`
+	Name           ProviderName `json:"name"`
+	Label          string       `json:"label"`
+	BaseURL        string       `json:"base_url"`
+	Model          string       `json:"model"`
+	DefaultBaseURL string       `json:"default_base_url"`
+	DefaultModel   string       `json:"default_model"`
+	BaseURLEnv     string       `json:"base_url_env,omitempty"`
+	ModelEnv       string       `json:"model_env,omitempty"`
+	Key            KeyView      `json:"key"`
+	Active         bool         `json:"active"`
 }
 
 // KeyView says whether a key is set and where from, with a hint of it.
 type KeyView struct {
-	Set    bool   `json:"set"`
-	Source string `json:"source"` // env, stored, or ""
-	EnvVar string `json:"env_var"`
-	Hint   string `json:"hint,omitempty"`
+	Set    bool      `json:"set"`
+	Source KeySource `json:"source"`
+	EnvVar string    `json:"env_var"`
+	Hint   string    `json:"hint,omitempty"`
 }
 
 // LocalServer is a well-known local model server, probed.
@@ -83,7 +123,7 @@ type LocalServer struct {
 type PriceView struct {
 	Model string `json:"model"`
 	Price
-	Source string `json:"source"` // default or config
+	Source PriceSource `json:"source"`
 }
 
 // ProviderInput changes a provider: nil fields stay, "" clears.
@@ -214,15 +254,15 @@ func (s *Settings) View(ctx context.Context) (SettingsView, error) {
 	v := SettingsView{ConfigFile: s.path}
 	for _, p := range providers {
 		key, base, model, keyEnv, baseEnv, _ := s.effective(p, f)
-		pv := ProviderView{Name: p.name, Label: p.label, BaseURL: base, Model: model, DefaultBaseURL: p.defaultBase,
+		pv := ProviderView{Name: ProviderName(p.name), Label: p.label, BaseURL: base, Model: model, DefaultBaseURL: p.defaultBase,
 			DefaultModel: p.defaultModel, ModelEnv: s.modelEnv(p), Key: KeyView{EnvVar: p.keyEnv}, Active: active == p.name}
 		if baseEnv {
 			pv.BaseURLEnv = p.baseEnv
 		}
 		if key != "" {
-			pv.Key.Set, pv.Key.Source, pv.Key.Hint = true, "stored", hint(key)
+			pv.Key.Set, pv.Key.Source, pv.Key.Hint = true, KeyStored, hint(key)
 			if keyEnv {
-				pv.Key.Source = "env"
+				pv.Key.Source = KeyFromEnv
 			}
 		}
 		v.Providers = append(v.Providers, pv)
@@ -230,11 +270,11 @@ func (s *Settings) View(ctx context.Context) (SettingsView, error) {
 	v.LocalServers = probe(ctx, s.servers)
 	for model, price := range DefaultPrices {
 		if _, ok := f.Prices[model]; !ok {
-			v.Prices = append(v.Prices, PriceView{Model: model, Price: price, Source: "default"})
+			v.Prices = append(v.Prices, PriceView{Model: model, Price: price, Source: PriceDefault})
 		}
 	}
 	for model, price := range f.Prices {
-		v.Prices = append(v.Prices, PriceView{Model: model, Price: price, Source: "config"})
+		v.Prices = append(v.Prices, PriceView{Model: model, Price: price, Source: PriceConfig})
 	}
 	slices.SortFunc(v.Prices, func(a, b PriceView) int { return strings.Compare(a.Model, b.Model) })
 	return v, nil

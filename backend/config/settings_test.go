@@ -37,7 +37,7 @@ func newSettings(t *testing.T, env map[string]string) (*Settings, *Models, *Pric
 func providerOf(t *testing.T, v SettingsView, name string) ProviderView {
 	t.Helper()
 	for _, p := range v.Providers {
-		if p.Name == name {
+		if string(p.Name) == name {
 			return p
 		}
 	}

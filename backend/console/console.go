@@ -135,7 +135,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 				_ = ev.Decode(&d)
 				switch {
 				case d.Output != "" && d.IsError:
-					fmt.Fprintf(c.Out, "  %s %s\n", c.paint("31", d.Status+":"), indent(clip(d.Output, 800)))
+					fmt.Fprintf(c.Out, "  %s %s\n", c.paint("31", string(d.Status)+":"), indent(clip(d.Output, 800)))
 				case d.Output != "":
 					fmt.Fprintf(c.Out, "  %s\n", c.paint("2", indent(clip(d.Output, 800))))
 				case d.Status == event.NodeFailed && d.Error != "":
@@ -152,7 +152,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 			case event.ApprovalDecided:
 				var d event.ApprovalDecidedData
 				_ = ev.Decode(&d)
-				line := d.Decision + "d"
+				line := string(d.Decision) + "d"
 				switch {
 				case d.Decision == event.DecisionApprove && len(d.Arguments) > 0:
 					line = "approved with edited arguments " + compact(d.Arguments, 200)

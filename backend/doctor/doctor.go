@@ -7,6 +7,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -110,6 +111,12 @@ func programCheck(ctx context.Context, p Params, name string, find func() (strin
 	c.Status, c.Detail = OK, path
 	if p.Version != nil {
 		v, err := p.Version(ctx, path)
+		if errors.Is(err, context.DeadlineExceeded) {
+			// Slow is not broken: a cold start on a busy machine can take
+			// this long, so it is a warning to look again, not a failure.
+			c.Status, c.Detail = Warn, fmt.Sprintf("%s is there but did not print its version within %s (a busy machine?): run steward doctor again", path, versionTimeout)
+			return c
+		}
 		if err != nil {
 			c.Status, c.Detail = Fail, fmt.Sprintf("%s is there but does not run: %v", path, err)
 			return c
@@ -130,9 +137,9 @@ func providerChecks(ctx context.Context, ps Providers) []Check {
 			continue // not configured
 		}
 		tctx, cancel := context.WithTimeout(ctx, providerTimeout)
-		res, err := ps.Test(tctx, pv.Name)
+		res, err := ps.Test(tctx, string(pv.Name))
 		cancel()
-		c := Check{Name: "provider " + pv.Name}
+		c := Check{Name: "provider " + string(pv.Name)}
 		switch {
 		case err != nil:
 			c.Status, c.Detail = Fail, err.Error()
@@ -169,6 +176,9 @@ func ProgramVersion(ctx context.Context, path string) (string, error) {
 	for _, flag := range []string{"--version", "-version"} {
 		cmd := exec.CommandContext(ctx, path, flag)
 		cmd.Env = sandbox.Env()
+		// A child the program leaves behind may hold its output open;
+		// do not wait for it past the deadline.
+		cmd.WaitDelay = time.Second
 		var out []byte
 		if out, err = cmd.Output(); err == nil {
 			line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")

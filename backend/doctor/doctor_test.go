@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/backend/config"
 	"steward/backend/doctor"
@@ -80,6 +81,23 @@ func TestProgramChecks(t *testing.T) {
 	checks = doctor.Run(context.Background(), doctor.Params{Home: t.TempDir(), Chromium: found(bad), Version: doctor.ProgramVersion})
 	if c := find(checks, "chromium"); c.Status != doctor.Fail || !strings.Contains(c.Detail, "is there but does not run") {
 		t.Errorf("broken chromium: %s %q", c.Status, c.Detail)
+	}
+	// One that does not answer in time (its child keeps the output open, as
+	// a wrapper script's would) is a warning to look again: a cold start on
+	// a busy machine is slow, not broken. CI once failed so on ffmpeg.
+	slow := filepath.Join(dir, "slow")
+	if err := os.WriteFile(slow, []byte("#!"+sh+"\nsleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	checks = doctor.Run(ctx, doctor.Params{Home: t.TempDir(), FFmpeg: found(slow), Version: doctor.ProgramVersion})
+	if c := find(checks, "ffmpeg"); c.Status != doctor.Warn || !strings.Contains(c.Detail, "did not print its version within") {
+		t.Errorf("slow ffmpeg: %s %q", c.Status, c.Detail)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a program that does not answer held the check %s", d)
 	}
 }
 

@@ -45,7 +45,43 @@ const (
 	ArtifactCreated   Type = "artifact.created"   // ArtifactCreatedData
 	RunBreakpoints    Type = "run.breakpoints"    // RunBreakpointsData
 	ReplayDiverged    Type = "replay.diverged"    // ReplayDivergedData
+	MCPServer         Type = "mcp.server"         // MCPServerData
+	ToolProgress      Type = "tool.progress"      // ToolProgressData
 )
+
+// Payload is an event type and a zero value of its payload's type.
+type Payload struct {
+	Type Type
+	Data any
+}
+
+// Payloads lists every event type of this schema version with its
+// payload's type, in the order of the constants above: the one list of
+// them, from which the API's document describes each payload (and the UI's
+// wire types are generated).
+func Payloads() []Payload {
+	return []Payload{
+		{RunCreated, RunCreatedData{}},
+		{RunStatus, RunStatusData{}},
+		{NodeStarted, NodeStartedData{}},
+		{LLMDelta, LLMDeltaData{}},
+		{NodeFinished, NodeFinishedData{}},
+		{PolicyDecided, PolicyDecidedData{}},
+		{ApprovalRequested, ApprovalRequestedData{}},
+		{ApprovalDecided, ApprovalDecidedData{}},
+		{ToolExecuting, ToolExecutingData{}},
+		{LLMAttempt, LLMAttemptData{}},
+		{RunForked, RunForkedData{}},
+		{RunLimits, RunLimitsData{}},
+		{RunPlan, RunPlanData{}},
+		{FileChanged, FileChangedData{}},
+		{ArtifactCreated, ArtifactCreatedData{}},
+		{RunBreakpoints, RunBreakpointsData{}},
+		{ReplayDiverged, ReplayDivergedData{}},
+		{MCPServer, MCPServerData{}},
+		{ToolProgress, ToolProgressData{}},
+	}
+}
 
 // New builds an unsequenced event whose Data is the JSON of data. It panics
 // only if data cannot be marshalled, which for the payload structs of this

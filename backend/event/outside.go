@@ -37,6 +37,16 @@ func Outside(data any, f func(string) string) any {
 			d.Description = s
 			return d
 		}
+	case MCPServerData:
+		if r, e := f(d.Reason), f(d.Stderr); r != d.Reason || e != d.Stderr {
+			d.Reason, d.Stderr = r, e
+			return d
+		}
+	case ToolProgressData:
+		if m := f(d.Message); m != d.Message {
+			d.Message = m
+			return d
+		}
 	case ReplayDivergedData:
 		if r, g := f(d.Recorded), f(d.Got); r != d.Recorded || g != d.Got {
 			d.Recorded, d.Got = r, g

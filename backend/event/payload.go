@@ -7,7 +7,7 @@ type RunCreatedData struct {
 	Agent        AgentRef `json:"agent"`
 	Instructions string   `json:"instructions"`
 	Workspace    string   `json:"workspace"`
-	Mode         string   `json:"mode"`
+	Mode         Mode     `json:"mode"`
 	MaxSteps     int      `json:"max_steps"`
 	Unattended   bool     `json:"unattended,omitempty"`
 	// Rules are the run's permission rules, from the agent, the run and the
@@ -32,13 +32,39 @@ type RunCreatedData struct {
 	// started it, so that every surface can say when they are not
 	// sandboxed.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Project is what the run was offered of its workspace's .mcp.json,
+	// when its agent uses project servers: which servers, or why none.
+	Project *ProjectServers `json:"project_servers,omitempty"`
+}
+
+// ProjectServers is what a run was offered of the MCP servers its
+// workspace's .mcp.json declares: only those of a file the person approved
+// as it is now, and never one named as a server of the person's.
+type ProjectServers struct {
+	File  string       `json:"file"`
+	State ProjectState `json:"state"`
+	// SHA256 is the digest of the file's bytes (hex), what an approval is
+	// of; empty when there is no file.
+	SHA256 string `json:"sha256,omitempty"`
+	// Servers are the servers offered (state approved).
+	Servers []string `json:"servers,omitempty"`
+	// Refused are the servers of an approved file that were not offered.
+	Refused []ProjectRefusal `json:"refused,omitempty"`
+	// Error says what is wrong with a file of state invalid.
+	Error string `json:"error,omitempty"`
+}
+
+// ProjectRefusal is a project server that was not offered, and why.
+type ProjectRefusal struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // Sandbox is a run's command sandbox: its settings, and whether it confines
 // the run's commands on this machine.
 type Sandbox struct {
-	Mode    string `json:"mode"`    // auto, on or off
-	Network string `json:"network"` // off or on
+	Mode    SandboxMode    `json:"mode"`
+	Network SandboxNetwork `json:"network"`
 	// Confined means commands run in the sandbox. When they do not, Reason
 	// says why, and with mode auto every command asks; with mode on every
 	// command is refused.
@@ -48,7 +74,7 @@ type Sandbox struct {
 
 // Rule is a permission rule as recorded (policy.Rule on the wire).
 type Rule struct {
-	Effect string `json:"effect"`
+	Effect Effect `json:"effect"`
 	Tool   string `json:"tool"`
 	Match  string `json:"match,omitempty"`
 	Source string `json:"source,omitempty"`
@@ -74,9 +100,22 @@ type NodeRef struct {
 	NodeID string `json:"node_id"`
 }
 
+// Role is who a message of a conversation is from (llm.Role is this type).
+type Role string
+
+// Roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Roles lists the roles.
+var Roles = []Role{RoleUser, RoleAssistant, RoleTool}
+
 // Message is one message of a conversation carried by a fork.
 type Message struct {
-	Role       string     `json:"role"`
+	Role       Role       `json:"role"`
 	Text       string     `json:"text,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
@@ -111,7 +150,7 @@ type RunStatusData struct {
 
 // Next is the action a paused run takes next.
 type Next struct {
-	Kind      string          `json:"kind"` // model or tool
+	Kind      NextKind        `json:"kind"`
 	NodeID    string          `json:"node_id,omitempty"`
 	Tool      string          `json:"tool,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
@@ -123,6 +162,12 @@ type Next struct {
 	Limits *Limits `json:"limits,omitempty"`
 }
 
+// NodeKind is the kind of a node of the execution graph.
+type NodeKind string
+
+// NodeKinds lists the node kinds.
+var NodeKinds = []NodeKind{KindUser, KindLLM, KindTool, KindAgent}
+
 // Node kinds.
 const (
 	KindUser  = "user"
@@ -131,14 +176,10 @@ const (
 	KindAgent = "agent"
 )
 
-// NodeKinds lists every node kind: the vocabulary the API declares and the
-// UI's wire types are generated from.
-var NodeKinds = []string{KindUser, KindLLM, KindTool, KindAgent}
-
 // NodeStartedData opens a node of the execution graph. Parent is containment
 // (who called it); After lists the nodes that had to finish before it.
 type NodeStartedData struct {
-	Kind   string   `json:"kind"`
+	Kind   NodeKind `json:"kind"`
 	Parent string   `json:"parent,omitempty"`
 	After  []string `json:"after,omitempty"`
 	Label  string   `json:"label"`
@@ -151,7 +192,7 @@ type NodeStartedData struct {
 	Tool      string          `json:"tool,omitempty"`
 	CallID    string          `json:"call_id,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Risk      string          `json:"risk,omitempty"`
+	Risk      Risk            `json:"risk,omitempty"`
 	// RetryOf is the interrupted node a retried tool call replaces.
 	RetryOf string `json:"retry_of,omitempty"`
 	// AnswerTo is the ask_user tool node a user node answers. The model
@@ -178,6 +219,9 @@ type LLMDeltaData struct {
 	Text string `json:"text"`
 }
 
+// NodeStatus is the status of a node of the execution graph.
+type NodeStatus string
+
 // Node statuses: a node starts running (a user node has succeeded as it
 // starts), waits while a person decides on it, and ends in one of the last
 // five (NodeFinishedData.Status). Interrupted is a tool call whose outcome
@@ -194,12 +238,12 @@ const (
 )
 
 // NodeStatuses lists every node status, in the order above.
-var NodeStatuses = []string{NodePending, NodeWaiting, NodeRunning, NodeSucceeded, NodeFailed, NodeDenied, NodeCancelled, NodeInterrupted}
+var NodeStatuses = []NodeStatus{NodePending, NodeWaiting, NodeRunning, NodeSucceeded, NodeFailed, NodeDenied, NodeCancelled, NodeInterrupted}
 
 // NodeFinishedData closes a node. Exactly one is appended per node.
 type NodeFinishedData struct {
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+	Status NodeStatus `json:"status"`
+	Error  string     `json:"error,omitempty"`
 	// For llm nodes: the whole response.
 	Text       string     `json:"text,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
@@ -238,11 +282,11 @@ type Usage struct {
 // PolicyDecidedData is the automatic decision on a tool call: the audit entry
 // that says why it ran, waited or was refused.
 type PolicyDecidedData struct {
-	Effect string `json:"effect"` // allow, ask, deny
+	Effect Effect `json:"effect"`
 	Reason string `json:"reason"`
 	// Risk is the risk the decision weighed when it is not the tool's: exec
 	// for a write of a file whose content programs run.
-	Risk string `json:"risk,omitempty"`
+	Risk Risk `json:"risk,omitempty"`
 	// Touched says the call's tool declared the workspace paths it opens,
 	// and Touches are those the call was decided on (none: it opens none
 	// the tool can resolve). The call runs only while it still opens these.
@@ -255,8 +299,14 @@ type PolicyDecidedData struct {
 type Touch struct {
 	Path   string `json:"path"`
 	Via    string `json:"via,omitempty"`
-	Access string `json:"access"`
+	Access Access `json:"access"`
 }
+
+// InteractionKind says what an interaction asks: an approval, or a question.
+type InteractionKind string
+
+// InteractionKinds lists the interaction kinds.
+var InteractionKinds = []InteractionKind{InteractionApproval, InteractionQuestion}
 
 // Interaction kinds.
 const (
@@ -264,8 +314,21 @@ const (
 	InteractionQuestion = "question"
 )
 
-// InteractionKinds lists every interaction kind.
-var InteractionKinds = []string{InteractionApproval, InteractionQuestion}
+// Decision is how an interaction was decided.
+type Decision string
+
+// Decisions lists the decisions.
+var Decisions = []Decision{DecisionApprove, DecisionDeny, DecisionAnswer}
+
+// DefaultDecision is what an interaction nobody answered in time becomes:
+// deny or approve (a question is declined either way).
+type DefaultDecision string
+
+// DefaultDecisions lists the default decisions.
+var DefaultDecisions = []DefaultDecision{DecisionDeny, DecisionApprove}
+
+// InteractionStatus is where an interaction is in its life.
+type InteractionStatus string
 
 // Interaction statuses: an interaction opens pending (approval.requested)
 // and leaves it once, answered (approval.decided: by a person, a timeout's
@@ -280,7 +343,7 @@ const (
 )
 
 // InteractionStatuses lists every interaction status, in the order above.
-var InteractionStatuses = []string{InteractionPending, InteractionAnswered, InteractionCancelled, InteractionExpired}
+var InteractionStatuses = []InteractionStatus{InteractionPending, InteractionAnswered, InteractionCancelled, InteractionExpired}
 
 // Decisions on an interaction. An approval is approved or denied; a
 // question is answered.
@@ -294,10 +357,10 @@ const (
 // the question of an ask_user call); NodeID is the tool node.
 type ApprovalRequestedData struct {
 	InteractionID string          `json:"interaction_id"`
-	Kind          string          `json:"kind,omitempty"` // approval when empty
+	Kind          InteractionKind `json:"kind,omitempty"` // approval when empty
 	Tool          string          `json:"tool"`
 	Arguments     json.RawMessage `json:"arguments"`
-	Risk          string          `json:"risk"`
+	Risk          Risk            `json:"risk"`
 	Reason        string          `json:"reason"`
 	// Group is the model node whose turn asked for the call; approvals
 	// opened together for parallel calls share it, and GroupSize says how
@@ -306,8 +369,8 @@ type ApprovalRequestedData struct {
 	GroupSize int    `json:"group_size,omitempty"`
 	// ExpiresAt (unix ms) is when DefaultDecision is taken for a person
 	// who did not answer; zero means the interaction waits for ever.
-	ExpiresAt       int64  `json:"expires_at,omitempty"`
-	DefaultDecision string `json:"default_decision,omitempty"`
+	ExpiresAt       int64           `json:"expires_at,omitempty"`
+	DefaultDecision DefaultDecision `json:"default_decision,omitempty"`
 	// Question is what an ask_user call asks.
 	Question *Question `json:"question,omitempty"`
 	// Key is the key the tool gave its call (a browser tool: the host of
@@ -333,8 +396,8 @@ type Option struct {
 
 // PlanStep is one step of a run's plan.
 type PlanStep struct {
-	Title  string `json:"title"`
-	Status string `json:"status"` // pending, in_progress, done
+	Title  string     `json:"title"`
+	Status PlanStatus `json:"status"`
 }
 
 // RunPlanData is the run's plan as an update_plan call left it; the latest
@@ -345,15 +408,15 @@ type RunPlanData struct {
 
 // ApprovalDecidedData closes an approval.
 type ApprovalDecidedData struct {
-	InteractionID string `json:"interaction_id"`
-	Decision      string `json:"decision"` // approve, deny
-	Feedback      string `json:"feedback,omitempty"`
+	InteractionID string   `json:"interaction_id"`
+	Decision      Decision `json:"decision"` // approve, deny
+	Feedback      string   `json:"feedback,omitempty"`
 	// Source is the surface that answered: web, desktop, cli, api, or policy.
 	Source string `json:"source"`
 	// Scope and GrantID are set when the answer saved a grant ("approve
 	// always", "deny always"): its scope (run, agent, everywhere) and id.
-	Scope   string `json:"scope,omitempty"`
-	GrantID string `json:"grant_id,omitempty"`
+	Scope   GrantScope `json:"scope,omitempty"`
+	GrantID string     `json:"grant_id,omitempty"`
 	// Arguments are the person's edit of the call's arguments (edit, then
 	// approve): what runs instead of what the model asked for.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
@@ -362,6 +425,12 @@ type ApprovalDecidedData struct {
 	Text    string   `json:"text,omitempty"`
 	Choices []string `json:"choices,omitempty"`
 }
+
+// FileSource says who made a file change.
+type FileSource string
+
+// FileSources lists the sources of a file change.
+var FileSources = []FileSource{FileByTool, FileByCommand, FileByExternal, FileByUndo}
 
 // Sources of a file change.
 const (
@@ -382,9 +451,9 @@ type FileChangedData struct {
 	// BeforeUnknown is set when the content before is not known (a file
 	// the run had never seen, changed by a command or outside): such a
 	// change cannot be undone.
-	BeforeUnknown bool   `json:"before_unknown,omitempty"`
-	Size          int64  `json:"size"` // bytes after
-	Source        string `json:"source"`
+	BeforeUnknown bool       `json:"before_unknown,omitempty"`
+	Size          int64      `json:"size"` // bytes after
+	Source        FileSource `json:"source"`
 	// Op groups the changes undone together: the tool node that made them,
 	// or the id of an undo, revert or rewind.
 	Op string `json:"op"`
@@ -397,11 +466,11 @@ type FileChangedData struct {
 // artifacts folder: a screenshot (its node is the tool call that took it)
 // or the browser recording (no node: the run made it as it ended).
 type ArtifactCreatedData struct {
-	Name        string `json:"name"` // relative to the run's artifacts folder, slash-separated
-	Kind        string `json:"kind"` // screenshot, video, frames
-	Mime        string `json:"mime"`
-	Size        int64  `json:"size"`
-	Description string `json:"description,omitempty"`
+	Name        string       `json:"name"` // relative to the run's artifacts folder, slash-separated
+	Kind        ArtifactKind `json:"kind"`
+	Mime        string       `json:"mime"`
+	Size        int64        `json:"size"`
+	Description string       `json:"description,omitempty"`
 }
 
 // RunBreakpointsData is the run's whole list of tools to pause before,
@@ -418,4 +487,53 @@ type ReplayDivergedData struct {
 	Field    string `json:"field"` // messages[4].content (tool result of call_2)
 	Recorded string `json:"recorded"`
 	Got      string `json:"got"`
+}
+
+// MCPServerData records what became of an MCP server during a run: it
+// connected, crashed, is started again, or could not be started. NodeID is
+// the tool call that met it. The server's own words (Reason, Stderr) are
+// outside text, redacted like a tool's output; no header, token or
+// environment value of the server's configuration is ever written.
+type MCPServerData struct {
+	Server string         `json:"server"` // its name in mcpServers
+	State  MCPServerState `json:"state"`
+	// Era is the protocol version of a connected session: 2026-07-28, or
+	// 2025-11-25 for a server that knows initialize only.
+	Era string `json:"era,omitempty"`
+	// Transport is how a connected server is reached: stdio, http or sse.
+	Transport string `json:"transport,omitempty"`
+	// Attempt counts the starts since the server last answered a call: 2
+	// is the first restart after a crash (restarted, failed, connected).
+	Attempt int `json:"attempt,omitempty"`
+	// Reason says why it crashed or failed: a stdio server's exit status
+	// ("exit status 1", "signal: killed") or what the transport said.
+	Reason string `json:"reason,omitempty"`
+	// Stderr is the end of a stdio server's stderr, when it said anything:
+	// its last lines, a few hundred bytes at most.
+	Stderr string `json:"stderr,omitempty"`
+	// RetryInMS is how long after a crash or failure the next call of the
+	// run waits before the server is started again (the backoff).
+	RetryInMS int64 `json:"retry_in_ms,omitempty"`
+}
+
+// ToolProgressData is how far a running call has got, as its tool reports
+// it (an MCP server's notifications/progress): NodeID is the call. A call
+// has any number of them, between its tool.executing and its
+// node.finished, each saying where the call stands now, so a reader keeps
+// the last. The engine writes at most a few a second of a call (it keeps
+// the latest of a burst and writes it when the interval is over, or when
+// the call ends). Message is the server's text, capped and redacted like a
+// tool's output.
+type ToolProgressData struct {
+	// Progress is how much is done, in the server's units; it grows with
+	// each report, even when Total is unknown.
+	Progress float64 `json:"progress"`
+	// Total is how much there is to do, in the same units; 0 when the
+	// server does not know.
+	Total float64 `json:"total,omitempty"`
+	// Message is what the server says of where the call stands.
+	Message string `json:"message,omitempty"`
+	// Skipped counts the reports since the previous event that the
+	// engine did not write, the throttle's.
+	Skipped int `json:"skipped,omitempty"`
 }

@@ -42,6 +42,9 @@ const (
 	FormatVideo   = "video"   // the browser recording
 )
 
+// Format is an export format (Formats lists them).
+type Format string
+
 // Formats lists the export formats.
 var Formats = []string{FormatSteward, FormatHTML, FormatOTLP, FormatVideo}
 

@@ -50,8 +50,8 @@ func (in *Inbox) checkApproval(it store.Interaction, d *Decision) error {
 		d.Arguments = nil // unchanged: a plain approval
 		return nil
 	}
-	if in.tools != nil {
-		if res, ok := in.tools.Validate(it.Tool, d.Arguments); !ok {
+	if tools := in.toolsOf(it.RunID); tools != nil {
+		if res, ok := tools.Validate(it.Tool, d.Arguments); !ok {
 			return fmt.Errorf("%w: edited arguments for %s: %s", ErrInvalid, it.Tool, res.Output)
 		}
 	}

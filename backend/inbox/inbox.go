@@ -50,6 +50,23 @@ type Tools interface {
 	Validate(name string, args json.RawMessage) (tool.Result, bool)
 }
 
+// RunTools, when the Tools have it, gives a run's own tools: the registry
+// with the servers of the run's workspace's .mcp.json (a layer, see
+// tool.Registry.Layer), which the process's registry does not know.
+type RunTools interface {
+	RunTools(runID string) Tools
+}
+
+// toolsOf returns the tools of run runID.
+func (in *Inbox) toolsOf(runID string) Tools {
+	if rt, ok := in.tools.(RunTools); ok {
+		if t := rt.RunTools(runID); t != nil {
+			return t
+		}
+	}
+	return in.tools
+}
+
 // Keys gives the key a tool decides for itself (tool.Keyer), for the grant
 // of an approval of it; the registry has it.
 type Keys interface {
@@ -136,7 +153,7 @@ var Scopes = []string{store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere}
 // Open records the approval request and returns its id; Wait then blocks
 // until it is answered.
 func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
-	d := event.ApprovalRequestedData{Tool: r.Tool, Arguments: r.Arguments, Risk: r.Risk, Reason: r.Reason,
+	d := event.ApprovalRequestedData{Tool: r.Tool, Arguments: r.Arguments, Risk: event.Risk(r.Risk), Reason: r.Reason,
 		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key}
 	if r.Question != nil {
 		d.Kind = event.InteractionQuestion
@@ -144,7 +161,7 @@ func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	now := in.now()
 	if r.Timeout > 0 {
 		d.ExpiresAt = now.Add(r.Timeout).UnixMilli()
-		d.DefaultDecision = r.DefaultDecision
+		d.DefaultDecision = event.DefaultDecision(r.DefaultDecision)
 		if d.DefaultDecision == "" {
 			d.DefaultDecision = event.DecisionDeny
 		}
@@ -321,7 +338,7 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 		grantID = g.ID
 	}
 	_, err = in.store.Append(context.WithoutCancel(ctx), event.New(it.RunID, event.ApprovalDecided, it.NodeID, event.ApprovalDecidedData{
-		InteractionID: id, Decision: d.Decision, Feedback: d.Feedback, Source: d.Source, Scope: d.Scope, GrantID: grantID,
+		InteractionID: id, Decision: event.Decision(d.Decision), Feedback: d.Feedback, Source: d.Source, Scope: event.GrantScope(d.Scope), GrantID: grantID,
 		Arguments: d.Arguments, Text: d.Text, Choices: d.Choices,
 	}))
 	if err != nil && grantID != "" {
@@ -360,7 +377,8 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 			args = d.Arguments // the grant is for what the person approved
 		}
 		call := policy.Input{Tool: it.Tool, Args: args, Workspace: r.Workspace}
-		if t, ok := in.tools.(Touchers); ok {
+		tools := in.toolsOf(it.RunID)
+		if t, ok := tools.(Touchers); ok {
 			call.Touches, call.Touched = t.Touches(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args)
 		}
 		g.Match = policy.ExactMatch(call)
@@ -373,7 +391,7 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 		if keyed {
 			key = *it.Key
 		}
-		if k, ok := in.tools.(Keys); ok && (len(d.Arguments) > 0 || !keyed) {
+		if k, ok := tools.(Keys); ok && (len(d.Arguments) > 0 || !keyed) {
 			key, keyed = k.Key(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args)
 		}
 		if keyed {

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"steward/backend/event"
 )
 
 // Provider is a model backend.
@@ -25,14 +27,15 @@ type Provider interface {
 	Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error)
 }
 
-// Role of a message.
-type Role string
+// Role of a message: the log's, so that a conversation carried in an event
+// (a fork's history) has the roles of the one sent to the model.
+type Role = event.Role
 
 // Roles.
 const (
-	RoleUser      Role = "user"
-	RoleAssistant Role = "assistant"
-	RoleTool      Role = "tool"
+	RoleUser      = event.RoleUser
+	RoleAssistant = event.RoleAssistant
+	RoleTool      = event.RoleTool
 )
 
 // Message is one turn of the conversation. An assistant message may carry
@@ -184,6 +187,9 @@ const (
 	ErrBadResponse ErrorKind = "bad_response" // the server answered something we cannot read
 	ErrScriptEnded ErrorKind = "script_ended" // the script provider has no more turns
 )
+
+// ErrorKinds lists the error kinds.
+var ErrorKinds = []ErrorKind{ErrUnavailable, ErrRateLimited, ErrServer, ErrAuth, ErrInvalid, ErrBadResponse, ErrScriptEnded}
 
 // Error is a classified provider failure.
 type Error struct {

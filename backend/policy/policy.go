@@ -14,18 +14,22 @@ package policy
 import (
 	"encoding/json"
 
+	"steward/backend/event"
 	"steward/backend/tool"
 )
 
-// Effect is the outcome of a decision.
-type Effect string
+// Effect is the outcome of a decision (event.Effects lists them).
+type Effect = event.Effect
 
 // Effects.
 const (
-	Allow Effect = "allow"
-	Ask   Effect = "ask"
-	Deny  Effect = "deny"
+	Allow = event.EffectAllow
+	Ask   = event.EffectAsk
+	Deny  = event.EffectDeny
 )
+
+// Mode is a permission mode (Modes lists them).
+type Mode = event.Mode
 
 // Permission modes. A mode sets the default for each risk; rules refine it.
 const (
@@ -39,7 +43,7 @@ const (
 var Modes = []string{ModeAsk, ModeEdits, ModePlan, ModeAuto}
 
 // ValidMode reports whether m is one of Modes.
-func ValidMode(m string) bool {
+func ValidMode[M ~string](m M) bool {
 	switch m {
 	case ModeAsk, ModeEdits, ModePlan, ModeAuto:
 		return true
@@ -49,15 +53,18 @@ func ValidMode(m string) bool {
 
 // Offered reports whether a tool of risk r is offered to the model in mode
 // m: plan mode offers read tools only.
-func Offered(m string, r tool.Risk) bool {
+func Offered(m Mode, r tool.Risk) bool {
 	return m != ModePlan || r == tool.RiskRead
 }
 
 // Input is everything a decision depends on.
 type Input struct {
-	Mode string
+	Mode Mode
 	Tool string
 	Risk tool.Risk
+	// RiskNote, when set, says why the tool has its risk (tool.Spec); a
+	// decision made on the risk says it too.
+	RiskNote string
 	// Args are the call's raw JSON arguments; when the tool declares no
 	// touches, rules match their key argument (see KeyArgument).
 	Args json.RawMessage
@@ -113,8 +120,8 @@ func Decide(in Input) Decision {
 
 func decide(in Input) Decision {
 	if in.Mode == ModePlan && in.Risk != tool.RiskRead {
-		return Decision{Effect: Deny, Reason: "mode plan: " + string(in.Risk) + " tool " + in.Tool +
-			" is not available while planning; only read-only tools run"}
+		return noted(Decision{Effect: Deny, Reason: "mode plan: " + string(in.Risk) + " tool " + in.Tool +
+			" is not available while planning; only read-only tools run"}, in.RiskNote)
 	}
 	if in.Touched {
 		return decideTouches(in)
@@ -129,7 +136,15 @@ func decide(in Input) Decision {
 	if r, ok := matchRules(in.Rules, in.Tool, key, isPath); ok {
 		return Decision{Effect: r.Effect, Reason: r.String()}
 	}
-	return decideMode(in)
+	return noted(decideMode(in), in.RiskNote)
+}
+
+// noted adds why the tool has its risk to a decision made on that risk.
+func noted(d Decision, note string) Decision {
+	if note != "" {
+		d.Reason += " (" + note + ")"
+	}
+	return d
 }
 
 func decideMode(in Input) Decision {
@@ -150,6 +165,6 @@ func decideMode(in Input) Decision {
 	case ModeAuto:
 		return Decision{Effect: Allow, Reason: "mode auto: " + in.Tool + " runs without asking"}
 	default:
-		return Decision{Effect: Ask, Reason: "unknown mode " + in.Mode + ": " + in.Tool + " needs approval"}
+		return Decision{Effect: Ask, Reason: "unknown mode " + string(in.Mode) + ": " + in.Tool + " needs approval"}
 	}
 }

@@ -287,7 +287,7 @@ func TestOffered(t *testing.T) {
 	for _, m := range Modes {
 		for _, r := range []tool.Risk{tool.RiskRead, tool.RiskWrite, tool.RiskExec, tool.RiskNetwork, tool.RiskDestructive} {
 			want := m != ModePlan || r == tool.RiskRead
-			if got := Offered(m, r); got != want {
+			if got := Offered(Mode(m), r); got != want {
 				t.Errorf("Offered(%s, %s) = %v, want %v", m, r, got, want)
 			}
 		}
@@ -295,3 +295,51 @@ func TestOffered(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestRulesMatchMCPToolsByNameGlob: a rule or grant on mcp__github__*
+// holds for every tool of that server and no other server's.
+func TestRulesMatchMCPToolsByNameGlob(t *testing.T) {
+	t.Parallel()
+	rules := []Rule{
+		{Effect: Allow, Tool: "mcp__github__*", Source: SourceConfig},
+		{Effect: Deny, Tool: "mcp__github__delete_*", Source: SourceConfig},
+	}
+	if err := ValidateRules(rules); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		want Effect
+	}{
+		{"mcp__github__create_issue", Allow},
+		{"mcp__github__delete_repository", Deny},
+		{"mcp__gitlab__create_issue", Ask}, // the mode decides: exec asks in ask
+		{"mcp__github_enterprise__create_issue", Ask},
+	} {
+		d := Decide(Input{Mode: ModeAsk, Tool: c.tool, Risk: tool.RiskExec, Args: json.RawMessage(`{"title":"x"}`), Rules: rules})
+		if d.Effect != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.tool, d.Effect, d.Reason, c.want)
+		}
+	}
+}
+
+// A decision made on a tool's risk says why the tool has it, when that is
+// not the tool's own claim (an untrusted MCP server's tool).
+func TestReasonCarriesTheRiskNote(t *testing.T) {
+	t.Parallel()
+	const note = "MCP server fx is not trusted"
+	for _, mode := range []Mode{ModeAsk, ModeEdits, ModePlan, ModeAuto} {
+		d := Decide(Input{Mode: mode, Tool: "mcp__fx__echo", Risk: tool.RiskExec, RiskNote: note})
+		if !strings.HasSuffix(d.Reason, "("+note+")") {
+			t.Errorf("mode %s: reason %q", mode, d.Reason)
+		}
+	}
+	if d := Decide(Input{Mode: ModeAsk, Tool: "write_file", Risk: tool.RiskWrite}); strings.Contains(d.Reason, "(") {
+		t.Errorf("a reason without a note: %q", d.Reason)
+	}
+	rule := Decide(Input{Mode: ModeAsk, Tool: "mcp__fx__echo", Risk: tool.RiskExec, RiskNote: note,
+		Rules: []Rule{{Effect: Allow, Tool: "mcp__fx__*"}}})
+	if rule.Effect != Allow || strings.Contains(rule.Reason, note) {
+		t.Errorf("a rule's decision is not made on the risk: %+v", rule)
+	}
+}

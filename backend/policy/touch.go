@@ -89,11 +89,11 @@ func decideTouch(in Input, t tool.Touch) touchDecision {
 	case ModeAuto:
 		return touchDecision{Decision: Decision{Effect: Allow, Reason: "mode auto: " + what + "; it runs without asking"}, raised: true}
 	case ModeAsk, ModeEdits:
-		return touchDecision{Decision: Decision{Effect: Ask, Reason: "mode " + in.Mode + ": " + what + ": that is risk exec, which needs approval"}, raised: true}
+		return touchDecision{Decision: Decision{Effect: Ask, Reason: "mode " + string(in.Mode) + ": " + what + ": that is risk exec, which needs approval"}, raised: true}
 	case ModePlan:
 		return touchDecision{Decision: Decision{Effect: Deny, Reason: "mode plan: " + what + ": that is risk exec, which does not run while planning"}, raised: true}
 	}
-	return touchDecision{Decision: Decision{Effect: Ask, Reason: "unknown mode " + in.Mode + ": " + what + ": needs approval"}, raised: true}
+	return touchDecision{Decision: Decision{Effect: Ask, Reason: "unknown mode " + string(in.Mode) + ": " + what + ": needs approval"}, raised: true}
 }
 
 // runsCodeTouch is RunsCode for a write by any of the touch's names.

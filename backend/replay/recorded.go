@@ -90,6 +90,7 @@ type toolCall struct {
 	node    string
 	tool    string
 	args    json.RawMessage // as the model asked
+	risk    event.Risk      // as the recorded node said
 	ran     json.RawMessage // as a person edited them before approving, if so
 	ranAt   bool            // tool.executing was recorded: the tool was called
 	status  string
@@ -108,6 +109,17 @@ type approval struct {
 
 // Steps is the number of recorded model calls.
 func (r *Recorded) Steps() int { return len(r.steps) }
+
+// called reports whether the recorded run called tool name, and the risk
+// its first call was recorded with.
+func (r *Recorded) called(name string) (event.Risk, bool) {
+	for _, id := range r.order {
+		if c := r.calls[id]; c.tool == name {
+			return c.risk, true
+		}
+	}
+	return "", false
+}
 
 // Load folds b's events into what a replay needs. It refuses, with an
 // error wrapping ErrUnsupported, a recording without the agent's definition
@@ -192,7 +204,7 @@ func (r *Recorded) fold(evs []event.Event) {
 			case event.KindTool:
 				tools[ev.NodeID] = d.CallID
 				c := r.calls[d.CallID]
-				c.tool, c.args = d.Tool, d.Arguments
+				c.tool, c.args, c.risk = d.Tool, d.Arguments, d.Risk
 				r.calls[d.CallID] = c
 			}
 		case event.LLMDelta:
@@ -268,7 +280,7 @@ func (r *Recorded) fold(evs []event.Event) {
 				// the engine itself ends denied, invalid and unknown ones.
 				r.order = append(r.order, id)
 			}
-			c.node, c.status, c.output, c.isError, c.code = ev.NodeID, d.Status, d.Output, d.IsError, d.Code
+			c.node, c.status, c.output, c.isError, c.code = ev.NodeID, string(d.Status), d.Output, d.IsError, d.Code
 			r.calls[id] = c
 		}
 	}

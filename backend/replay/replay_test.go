@@ -29,10 +29,14 @@ import (
 	"steward/backend/store"
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
+	"steward/backend/tools/mcp/mcptest"
 	"steward/backend/workspace"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the MCP server of mcp_test.go is this binary again
+	goleak.VerifyTestMain(m)
+}
 
 // source is the scripted run every test records: two calls in one turn (a
 // write and a read), an edit of a file that was there before the run, a
@@ -177,19 +181,28 @@ func recorded(t *testing.T, e *env) (src store.Run, ws string, rec *replay.Recor
 	if src = e.wait(t, svc, r.ID); src.Status != string(run.Completed) {
 		t.Fatalf("source run ended %s (%s)", src.Status, src.Error)
 	}
+	_, rec = exported(t, e, r.ID)
+	return src, ws, rec
+}
+
+// exported exports run id as a recording and reads it back, as `steward
+// export` and `steward replay` do.
+func exported(t *testing.T, e *env, id string) (*recording.Bundle, *replay.Recorded) {
+	t.Helper()
 	ex := exchange.New(exchange.Config{Store: e.st, Blobs: e.blobs, Version: "test", NewID: e.newID})
 	var buf bytes.Buffer
-	if _, err := ex.Export(context.Background(), r.ID, exchange.FormatSteward, &buf); err != nil {
+	if _, err := ex.Export(context.Background(), id, exchange.FormatSteward, &buf); err != nil {
 		t.Fatal(err)
 	}
 	b, err := recording.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()), recording.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err = replay.Load(b); err != nil {
+	rec, err := replay.Load(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return src, ws, rec
+	return b, rec
 }
 
 // replayed starts the replay of rec in ws with the recorded tools or the

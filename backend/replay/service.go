@@ -74,6 +74,12 @@ func NewService(cfg Config) *Service {
 	return &Service{cfg: cfg}
 }
 
+// ToolsMode is where a replay's tool results come from.
+type ToolsMode string
+
+// ToolsModes lists them.
+var ToolsModes = []ToolsMode{ToolsRecorded, ToolsLive}
+
 // Tools modes of a replay.
 const (
 	ToolsRecorded = "recorded" // results from the recording; nothing runs
@@ -82,7 +88,7 @@ const (
 
 // Params are the choices of a replay.
 type Params struct {
-	Tools string // ToolsRecorded (default) or ToolsLive
+	Tools ToolsMode // ToolsRecorded (default) or ToolsLive
 	// LiveFrom, when positive, is the model call (from 1) from which the
 	// agent's real model answers.
 	LiveFrom int
@@ -307,49 +313,42 @@ func (s *Service) start(ctx context.Context, rec *Recorded, p Params, origin run
 		approver = s.cfg.Inbox
 	}
 	m, _ := Models(rec, prov).Resolve(ctx, rec.Agent)
-	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: approver, LocalRules: chosen}
+	sp.Runtime = &run.Runtime{Model: m, Tools: tools, Approver: approver, LocalRules: chosen, Bind: div.bind}
 	var r store.Run
 	if r, err = s.cfg.Runs.Start(ctx, sp); err != nil {
 		return Started{}, err
 	}
-	div.started(ctx, r.ID)
 	return Started{Run: r, Provider: prov, Prepared: prep}, nil
 }
 
 // divergences records a replay's first divergence in its run's log. The
-// provider may find it before Start has returned the run's id: it is then
-// held until the id is known.
+// run's id is bound before the run starts (Runtime.Bind), so the provider,
+// which finds a divergence during a model call, records it then: before the
+// run's later events and its end.
 type divergences struct {
 	log    Log
 	logf   func(format string, args ...any)
 	redact func(string) string
 
-	mu      sync.Mutex
-	runID   string
-	pending *Divergence
+	mu    sync.Mutex
+	runID string
+}
+
+func (d *divergences) bind(runID string) {
+	d.mu.Lock()
+	d.runID = runID
+	d.mu.Unlock()
 }
 
 func (d *divergences) found(x Divergence) {
 	d.mu.Lock()
 	id := d.runID
+	d.mu.Unlock()
 	if id == "" {
-		d.pending = &x
+		d.logf("replay diverged before its run had an id: %+v", x)
+		return
 	}
-	d.mu.Unlock()
-	if id != "" {
-		d.record(context.Background(), id, x)
-	}
-}
-
-func (d *divergences) started(ctx context.Context, runID string) {
-	d.mu.Lock()
-	d.runID = runID
-	x := d.pending
-	d.pending = nil
-	d.mu.Unlock()
-	if x != nil {
-		d.record(context.WithoutCancel(ctx), runID, *x)
-	}
+	d.record(context.Background(), id, x)
 }
 
 func (d *divergences) record(ctx context.Context, runID string, x Divergence) {

@@ -222,7 +222,7 @@ func TestRecoverEndsAnInterruptedReplay(t *testing.T) {
 	if got.Status != string(run.Failed) || got.Reason != "replay interrupted" || !strings.Contains(got.Error, "replay run "+src.ID+" again") {
 		t.Errorf("recovered replay: %s, %q, %q", got.Status, got.Reason, got.Error)
 	}
-	if next.Done(r.ID) != nil {
+	if next.Active(r.ID) {
 		t.Error("the replay is driven after the restart")
 	}
 	open := map[string]bool{}

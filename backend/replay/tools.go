@@ -69,6 +69,39 @@ func NewTools(rec *Recorded, inner run.Tools, o ToolsOptions) *Tools {
 	return t
 }
 
+// Lookup is the registry's, and for a tool the registry lacks that the
+// recorded run called (a project server's, which only that run's workspace
+// offered; a server this machine does not have), the spec the recording
+// gives: its name and recorded risk, so the replay decides and answers the
+// call as the recorded run did. Such a tool never runs here: Call answers
+// it from the recording, and past it a live call of it is the registry's
+// unknown tool.
+func (t *Tools) Lookup(name string) (tool.Spec, bool) {
+	if spec, ok := t.Tools.Lookup(name); ok {
+		return spec, true
+	}
+	risk, ok := t.rec.called(name)
+	if !ok {
+		return tool.Spec{}, false
+	}
+	if risk == "" {
+		risk = tool.RiskExec
+	}
+	return tool.Spec{Name: name, Description: "a tool of the recorded run, which this machine does not have: answered from the recording",
+		Risk: risk, Schema: json.RawMessage(`{"type":"object"}`)}, true
+}
+
+// Validate is the registry's; the arguments of a recorded-only tool (see
+// Lookup) are matched to the recording's by Call instead.
+func (t *Tools) Validate(name string, args json.RawMessage) (tool.Result, bool) {
+	if _, known := t.Tools.Lookup(name); !known {
+		if _, called := t.rec.called(name); called {
+			return tool.Result{}, true
+		}
+	}
+	return t.Tools.Validate(name, args)
+}
+
 // Call answers the call from the recording. The engine's Env does not
 // name the call, so it is found by what it asks: the first recorded call
 // not answered yet with the same tool and arguments (the model's, or a
@@ -237,7 +270,7 @@ func (a *Approver) Open(ctx context.Context, r inbox.Request) (string, error) {
 		}
 		a.used[i] = true
 		x := rec.decided
-		d = inbox.Decision{Decision: x.Decision, Feedback: x.Feedback, Source: x.Source, Arguments: x.Arguments, Text: x.Text, Choices: x.Choices}
+		d = inbox.Decision{Decision: string(x.Decision), Feedback: x.Feedback, Source: x.Source, Arguments: x.Arguments, Text: x.Text, Choices: x.Choices}
 		break
 	}
 	a.due[id] = d

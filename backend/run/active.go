@@ -40,13 +40,16 @@ type active struct {
 	// are the run's own events folded and not known yet to be at or below
 	// folded, in commit order; ownN counts the run's own events so far, ownAt
 	// those at or below folded. behind says that others wrote events that st
-	// has not folded yet; lost, that a commit failed, so that own no longer
-	// says which events of the log are the run's own: following stops.
-	folded       int64
-	own          []event.Event
-	ownN, ownAt  int64
-	behind, lost bool
-	followMu     sync.Mutex // one follow at a time
+	// has not folded yet. lost is the first commit that failed: st then
+	// holds events the log does not, and own no longer says which events of
+	// the log are the run's own, so following stops and every later sync
+	// returns lost: the run can only end, failed, naming it.
+	folded      int64
+	own         []event.Event
+	ownN, ownAt int64
+	behind      bool
+	lost        error
+	followMu    sync.Mutex // one follow at a time
 	// staged, while set, takes what emit records instead of buf, unfolded:
 	// the events of a command's effect, which commit with its answer and are
 	// folded only then (see apply).
@@ -143,26 +146,22 @@ func (a *active) sync() error {
 	pending := a.pending
 	a.pending = nil
 	a.mu.Unlock()
-	var first error
 	for _, p := range pending {
 		last, err := p.p.Wait()
 		a.mu.Lock()
-		if err != nil {
-			a.lost = true
-		} else {
+		if err != nil && a.lost == nil {
+			a.lost = fmt.Errorf("the run's log lost events that did not commit: %w", err)
+		} else if err == nil {
 			a.committedLocked(p.ownN, last.Seq)
 		}
 		a.mu.Unlock()
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	if first != nil {
-		return first
 	}
 	a.mu.Lock()
-	behind := a.behind
+	behind, lost := a.behind, a.lost
 	a.mu.Unlock()
+	if lost != nil {
+		return lost
+	}
 	if behind {
 		return a.follow(context.Background())
 	}
@@ -174,7 +173,7 @@ func (a *active) sync() error {
 // holds no other event between folded and seq, st is the fold of the log up
 // to seq; else others wrote in between, and follow must read it.
 func (a *active) committedLocked(ownN, seq int64) {
-	if a.lost || seq <= a.folded || ownN <= a.ownAt {
+	if a.lost != nil || seq <= a.folded || ownN <= a.ownAt {
 		return
 	}
 	if mine := ownN - a.ownAt; seq-a.folded == mine {
@@ -195,9 +194,10 @@ func (a *active) follow(ctx context.Context) error {
 	a.followMu.Lock()
 	defer a.followMu.Unlock()
 	a.mu.Lock()
-	if a.lost {
+	if a.lost != nil {
+		err := a.lost
 		a.mu.Unlock()
-		return nil
+		return err
 	}
 	a.behind = false
 	after := a.folded

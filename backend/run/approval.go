@@ -29,6 +29,7 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		call      llm.ToolCall
 		ts        *toolState
 		risk      tool.Risk
+		riskNote  string
 		sandboxed bool // the tool's program runs in the OS sandbox
 	}
 	a.mu.Lock()
@@ -40,13 +41,13 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 			continue
 		}
 		spec, ok := a.st.registry.Lookup(c.Name)
-		if !ok || !slices.Contains(ag.Tools, c.Name) {
+		if !ok || !tool.Uses(ag.Tools, c.Name) {
 			continue
 		}
 		if _, valid := a.st.registry.Validate(c.Name, c.Arguments); !valid {
 			continue
 		}
-		todo = append(todo, screened{c, t, spec.Risk, spec.Sandboxed})
+		todo = append(todo, screened{call: c, ts: t, risk: spec.Risk, riskNote: spec.RiskNote, sandboxed: spec.Sandboxed})
 	}
 	pol := policy.Input{Mode: ag.Mode, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
 	group, env := a.st.lastLLM, a.st.env
@@ -63,7 +64,7 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 	var asks []screened
 	for _, c := range todo {
 		in := pol
-		in.Tool, in.Risk, in.Args = c.call.Name, c.risk, c.call.Arguments
+		in.Tool, in.Risk, in.RiskNote, in.Args = c.call.Name, c.risk, c.riskNote, c.call.Arguments
 		if c.sandboxed {
 			in.Sandbox = box
 		}
@@ -72,9 +73,9 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		}
 		in.Touches, in.Touched = a.st.registry.Touches(c.call.Name, env, c.call.Arguments)
 		d := policy.Decide(in)
-		data := event.PolicyDecidedData{Effect: string(d.Effect), Reason: d.Reason, Touched: in.Touched, Touches: eventTouches(in.Touches)}
+		data := event.PolicyDecidedData{Effect: d.Effect, Reason: d.Reason, Touched: in.Touched, Touches: eventTouches(in.Touches)}
 		if d.Risk != c.risk {
-			data.Risk = string(d.Risk)
+			data.Risk = d.Risk
 		}
 		a.emit(event.PolicyDecided, c.ts.node, data)
 		if d.Effect == policy.Ask {
@@ -116,7 +117,7 @@ func (s *Service) rules(ctx context.Context, a *active) ([]policy.Rule, error) {
 func eventTouches(touches []tool.Touch) []event.Touch {
 	var out []event.Touch
 	for _, t := range touches {
-		out = append(out, event.Touch{Path: t.Path, Via: t.Via, Access: string(t.Access)})
+		out = append(out, event.Touch{Path: t.Path, Via: t.Via, Access: t.Access})
 	}
 	return out
 }
@@ -166,7 +167,7 @@ func approvalTimeout(ag agent.Agent) (time.Duration, string) {
 	if err != nil || d <= 0 {
 		return 0, ""
 	}
-	return d, ag.ApprovalDefault
+	return d, string(ag.ApprovalDefault)
 }
 
 // decide returns the decision on a screened call: the policy's, or for a

@@ -142,7 +142,7 @@ func TestToolKeyDecidesRules(t *testing.T) {
 			d = decode[event.PolicyDecidedData](t, ev)
 		}
 	}
-	if d.Effect != string(policy.Ask) {
+	if d.Effect != policy.Ask {
 		t.Errorf("policy = %+v, want ask", d)
 	}
 	if _, err := h.svc.Command(context.Background(), r.ID, cmd(run.CmdCancel)); err != nil {

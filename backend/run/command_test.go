@@ -361,7 +361,7 @@ func TestShutdown(t *testing.T) {
 	if d := time.Since(begin); d > time.Second {
 		t.Errorf("Shutdown took %v", d)
 	}
-	if h.svc.Done(r.ID) != nil {
+	if h.svc.Active(r.ID) {
 		t.Error("run still active after Shutdown")
 	}
 	// The run is paused for the restart: the call waiting for approval never

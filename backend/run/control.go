@@ -233,7 +233,7 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 			a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeSucceeded})
 		}
 	case CmdBreak, CmdUnbreak:
-		if !slices.Contains(a.st.agent.Tools, c.Tool) {
+		if !tool.Uses(a.st.agent.Tools, c.Tool) {
 			return rejected(CodeInvalidState, "this run's agent has no tool %q; it can use: %s", c.Tool, strings.Join(a.st.agent.Tools, ", "))
 		}
 		on := c.Type == CmdBreak

@@ -316,7 +316,7 @@ func TestCancelEndsPromptly(t *testing.T) {
 			if end.Status != string(run.Cancelled) || end.Reason != "cancelled by the user" || end.PendingApprovals != 0 {
 				t.Errorf("run = %+v", end)
 			}
-			if s.h.svc.Done(s.id) != nil {
+			if s.h.svc.Active(s.id) {
 				t.Error("the run is still active")
 			}
 			evs := s.h.events(t, s.id)

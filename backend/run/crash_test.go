@@ -334,7 +334,7 @@ func TestRecoverOpenApproval(t *testing.T) {
 			l.model("n3", 1, []string{"n2"}, "", c)
 			l.toolStarted("n4", "n3", c, tool.RiskWrite, "ask")
 			l.add(event.ApprovalRequested, "n4", event.ApprovalRequestedData{InteractionID: "ia_old", Tool: "write_file",
-				Arguments: json.RawMessage(args), Risk: string(tool.RiskWrite), Reason: "mode ask: write tool write_file needs approval"})
+				Arguments: json.RawMessage(args), Risk: tool.RiskWrite, Reason: "mode ask: write tool write_file needs approval"})
 			l.add(event.RunStatus, "", event.RunStatusData{Status: string(run.Waiting), Reason: "approval of write_file"})
 			h.recoverOne(t)
 

@@ -96,7 +96,7 @@ func (s *Service) observe(a *active, changed []workspace.Changed) {
 	if f.done {
 		return
 	}
-	source, node, op := event.FileByExternal, "", s.cfg.NewID("ext")
+	source, node, op := event.FileSource(event.FileByExternal), "", s.cfg.NewID("ext")
 	if f.exec != "" {
 		source, node, op = event.FileByCommand, f.exec, f.exec
 	}
@@ -141,7 +141,7 @@ func (s *Service) look(ws *workspace.Root, p string) (sum string, size int64, ok
 	return hex.EncodeToString(h.Sum(nil)), n, err == nil
 }
 
-func fileChanged(c workspace.Change, source, op, undoes string) event.FileChangedData {
+func fileChanged(c workspace.Change, source event.FileSource, op, undoes string) event.FileChangedData {
 	return event.FileChangedData{Path: c.Path, Before: c.Before, After: c.After, BeforeUnknown: c.BeforeUnknown,
 		Size: c.Size, Source: source, Op: op, Undoes: undoes}
 }

@@ -99,9 +99,13 @@ type toolState struct {
 	touched        bool
 	touches        []event.Touch
 	interaction    string // its approval or question, if one was opened
-	decision       string // approve, deny or answer, once answered
-	feedback       string
-	source         string
+	// askedAt is when its approval or question opened (unix ms, the
+	// log's), while it is open; waitedMS the time it waited for a person,
+	// which is not the run's work (its wall-time budget).
+	askedAt, waitedMS int64
+	decision          string // approve, deny or answer, once answered
+	feedback          string
+	source            string
 	// edited are the arguments a person approved instead of the model's.
 	edited json.RawMessage
 	// answer is a question's answer as the model reads it.
@@ -180,7 +184,7 @@ func (f *Fold) apply(ev event.Event) {
 		var d event.PolicyDecidedData
 		_ = ev.Decode(&d)
 		if t := f.toolByNode(ev.NodeID); t != nil {
-			t.effect, t.reason, t.risk, t.touched, t.touches = d.Effect, d.Reason, d.Risk, d.Touched, d.Touches
+			t.effect, t.reason, t.risk, t.touched, t.touches = string(d.Effect), d.Reason, string(d.Risk), d.Touched, d.Touches
 		}
 	case event.ToolExecuting:
 		if t := f.toolByNode(ev.NodeID); t != nil {
@@ -190,14 +194,18 @@ func (f *Fold) apply(ev event.Event) {
 		var d event.ApprovalRequestedData
 		_ = ev.Decode(&d)
 		if t := f.toolByNode(ev.NodeID); t != nil {
-			t.interaction = d.InteractionID
+			t.interaction, t.askedAt = d.InteractionID, ev.TS
 		}
 	case event.ApprovalDecided:
 		var d event.ApprovalDecidedData
 		_ = ev.Decode(&d)
 		if t := f.toolByNode(ev.NodeID); t != nil {
-			t.decision, t.feedback, t.source, t.edited = d.Decision, d.Feedback, d.Source, d.Arguments
+			t.decision, t.feedback, t.source, t.edited = string(d.Decision), d.Feedback, d.Source, d.Arguments
 			t.answer = interact.Answer(d.Text, d.Choices)
+			if t.askedAt > 0 && ev.TS > t.askedAt {
+				t.waitedMS += ev.TS - t.askedAt
+			}
+			t.askedAt = 0
 		}
 	case event.FileChanged:
 		var d event.FileChangedData
@@ -211,7 +219,12 @@ func (f *Fold) apply(ev event.Event) {
 		}
 		f.cost += d.CostUSD
 		if ev.NodeID != f.root {
-			f.workMS += d.DurationMS
+			// A tool node's time includes its wait for a person.
+			work := d.DurationMS
+			if t := f.toolByNode(ev.NodeID); t != nil {
+				work = max(0, work-t.waitedMS)
+			}
+			f.workMS += work
 		}
 		f.finishNode(ev.NodeID, d)
 	}

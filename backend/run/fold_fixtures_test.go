@@ -175,7 +175,7 @@ func filesOf(evs []event.Event, blobs map[string][]byte) workspace.FilesView {
 			continue
 		}
 		logged = append(logged, workspace.Logged{Recorded: workspace.Recorded{Change: workspace.Change{Path: d.Path, Before: d.Before, After: d.After,
-			BeforeUnknown: d.BeforeUnknown, Size: d.Size}, Op: d.Op, Seq: ev.Seq}, NodeID: ev.NodeID, Source: d.Source, Undoes: d.Undoes, CreatedAt: ev.TS})
+			BeforeUnknown: d.BeforeUnknown, Size: d.Size}, Op: d.Op, Seq: ev.Seq}, NodeID: ev.NodeID, Source: string(d.Source), Undoes: d.Undoes, CreatedAt: ev.TS})
 	}
 	return workspace.ViewFiles(logged, workspace.ViewOptions{Missing: "no diff: the content is not in this recording", Content: func(sum string) ([]byte, bool) {
 		b, ok := blobs[sum]

@@ -107,6 +107,14 @@ func TestActiveFoldIsTheFoldOfTheLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The store shows the pause once its events commit; the run's
+		// goroutine notes their seqs a moment later, when its wait for the
+		// commit returns.
+		wait("the run to note its commits", func() bool {
+			act.mu.Lock()
+			defer act.mu.Unlock()
+			return act.folded == evs[len(evs)-1].Seq || act.behind || act.lost != nil
+		})
 		f := NewFold()
 		for _, ev := range evs {
 			f.Apply(ev)

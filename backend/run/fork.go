@@ -106,14 +106,16 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 	if err != nil {
 		return rejected(CodeInvalidState, "agent %s: %v", spec.Name, err)
 	}
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return rejected(CodeInvalidState, "agent %s: %v", spec.Name, err)
-	}
 	id := s.cfg.NewID("run")
 	st := s.newRun(id)
 	st.model, st.unattended = m, fc.Unattended
 	st.env = s.envFor(id, ws)
+	// The fork's workspace's project servers, as approved now.
+	spec, fc.Project = s.project(st, spec, st.env.Workspace)
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return rejected(CodeInvalidState, "agent %s: %v", spec.Name, err)
+	}
 	history := src.request() // repaired: calls without results get one
 	fc.Agent = event.AgentRef{ID: spec.ID, Name: spec.Name, Provider: m.Name, Model: m.Model, Demo: m.Demo}
 	fc.Spec, fc.Workspace = b, st.env.Workspace

@@ -35,7 +35,7 @@ func (r *resolver) Resolve(_ context.Context, a agent.Agent) (run.Model, error) 
 	r.mu.Lock()
 	r.asked = append(r.asked, a)
 	r.mu.Unlock()
-	return run.Model{Provider: scripted(r.t, r.scripts[a.Name]), Name: a.Provider, Model: a.Model}, nil
+	return run.Model{Provider: scripted(r.t, r.scripts[a.Name]), Name: string(a.Provider), Model: a.Model}, nil
 }
 
 func (r *resolver) since(n int) []agent.Agent {

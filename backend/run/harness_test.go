@@ -24,10 +24,14 @@ import (
 	"steward/backend/tool"
 	fstools "steward/backend/tools/fs"
 	"steward/backend/tools/interact"
+	"steward/backend/tools/mcp/mcptest"
 	"steward/backend/workspace"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the MCP server of mcp_test.go is this binary again
+	goleak.VerifyTestMain(m)
+}
 
 // models is a run.Models whose answer is a function field.
 type models struct {

@@ -235,10 +235,10 @@ func (l crashLog) model(node string, step int, after []string, text string, call
 
 // toolStarted records the start of a tool call's node and the policy's
 // decision on it.
-func (l crashLog) toolStarted(node, llmNode string, c event.ToolCall, risk tool.Risk, effect string) {
+func (l crashLog) toolStarted(node, llmNode string, c event.ToolCall, risk tool.Risk, effect event.Effect) {
 	l.t.Helper()
 	l.add(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindTool, Parent: llmNode, After: []string{llmNode},
-		Label: c.Name, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Risk: string(risk)})
+		Label: c.Name, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Risk: risk})
 	l.add(event.PolicyDecided, node, event.PolicyDecidedData{Effect: effect, Reason: "test"})
 }
 

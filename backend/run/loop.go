@@ -32,8 +32,8 @@ func (s *Service) drive(ctx context.Context, a *active) {
 			}
 			continue // a steer came in with the model's last answer
 		}
-		if !s.safePoint(ctx, a, act) {
-			s.finish(ctx, a, nil)
+		if ok, err := s.safePoint(ctx, a, act); !ok || err != nil {
+			s.finish(ctx, a, err)
 			return
 		}
 		a.mu.Lock()
@@ -66,8 +66,10 @@ func (s *Service) drive(ctx context.Context, a *active) {
 
 // safePoint pauses the run when a pause was asked, a breakpoint is reached
 // or an interrupted tool call awaits a decision, and waits until a command
-// lets it go on. It returns false when the run was cancelled meanwhile.
-func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
+// lets it go on. It returns false when the run was cancelled meanwhile, and
+// an error when the pause did not commit: the log would not say the run is
+// paused, nor hold what it folded before, so the run cannot go on.
+func (s *Service) safePoint(ctx context.Context, a *active, act action) (bool, error) {
 	a.mu.Lock()
 	reason := ""
 	interrupted := act.kind == actTool && act.tool != nil && act.tool.interrupted
@@ -86,7 +88,7 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 	}
 	if reason == "" || ctx.Err() != nil {
 		a.mu.Unlock()
-		return ctx.Err() == nil
+		return ctx.Err() == nil, nil
 	}
 	a.pauseAsked, a.pauseReason = false, ""
 	if act.kind == actTool {
@@ -102,18 +104,18 @@ func (s *Service) safePoint(ctx context.Context, a *active, act action) bool {
 	a.setStatusLocked(Paused, reason, "", next)
 	a.mu.Unlock()
 	if err := a.sync(); err != nil {
-		s.cfg.Logf("run %s: record pause: %v", a.st.id, err)
+		return false, fmt.Errorf("record the pause: %w", err)
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return false
+			return false, nil
 		case <-a.wake:
 			// Pausing: the run was let go (continue, step, retry, skip) and a
 			// pause came before this goroutine woke; the pause takes effect
 			// at the next safe point, like any pause of a running run.
 			if st := a.status(); st == Running || st == Pausing {
-				return true
+				return true, nil
 			}
 		}
 	}
@@ -147,7 +149,7 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 	if a.files != nil {
 		a.files.done = true // the watcher records nothing after the run's end
 	}
-	st, reason, msg, rootStatus := Completed, "", "", event.NodeSucceeded
+	st, reason, msg, rootStatus := Completed, "", "", event.NodeStatus(event.NodeSucceeded)
 	switch {
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errShutdown):
 		a.setStatusLocked(Paused, "shutdown", "", a.st.next().describe())
@@ -192,7 +194,7 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 
 // interruptedBy is the node status of a call that ctx ended: interrupted by a
 // shutdown (the run resumes later), else cancelled.
-func interruptedBy(ctx context.Context) string {
+func interruptedBy(ctx context.Context) event.NodeStatus {
 	if errors.Is(context.Cause(ctx), errShutdown) {
 		return event.NodeInterrupted
 	}
@@ -205,6 +207,13 @@ func interruptedBy(ctx context.Context) string {
 // failed and returns the error, which ends the run.
 func (s *Service) callModel(ctx context.Context, a *active) error {
 	start := time.Now()
+	// The tools are found before the lock: the first look-up of an MCP
+	// server's tools starts the server, and the run's state must not wait
+	// on it.
+	a.mu.Lock()
+	reg, ag := a.st.registry, a.st.agent
+	a.mu.Unlock()
+	tools := offered(reg, ag)
 	a.mu.Lock()
 	node := a.st.newNode()
 	after := a.st.nextAfter()
@@ -213,7 +222,7 @@ func (s *Service) callModel(ctx context.Context, a *active) error {
 		Kind: event.KindLLM, Parent: a.st.root, After: after,
 		Label: "model call " + strconv.Itoa(step), Step: step, Model: a.st.model.Model,
 	})
-	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: offered(a.st.registry, a.st.agent)}
+	req := llm.Request{Model: a.st.model.Model, System: a.st.agent.SystemPrompt, Messages: a.st.request(), Tools: tools}
 	var picks map[int][]picture
 	if a.st.agent.SendImages && !a.imagesRefused {
 		picks = a.st.picked(req.Messages)
@@ -341,15 +350,6 @@ func backoff(attempt int, err error) time.Duration {
 	d := 500 * time.Millisecond << (attempt - 1)
 	jitter := time.Duration(float64(d) * (0.75 + 0.5*randFloat()))
 	return min(jitter, maxWait)
-}
-
-func toolSpecs(reg Tools, names []string) []llm.ToolSpec {
-	specs := reg.Specs(names...)
-	out := make([]llm.ToolSpec, len(specs))
-	for i, sp := range specs {
-		out[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Schema: sp.Schema}
-	}
-	return out
 }
 
 // validJSON keeps a model's malformed arguments visible in the log without

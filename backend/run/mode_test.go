@@ -35,7 +35,7 @@ func TestModesAndRules(t *testing.T) {
 		agentRules []policy.Rule
 		p          run.StartParams // Mode and Rules of the run
 		global     []policy.Rule
-		wantEffect string
+		wantEffect event.Effect
 		wantReason string
 		wantFile   string // "" means the file must not exist
 		file       string
@@ -83,7 +83,7 @@ func TestModesAndRules(t *testing.T) {
 			h := newHarness(t, fixed(rec))
 			svc := h.service(t, func(c *run.Config) { c.Rules = tt.global })
 			a := testAgent()
-			a.Mode, a.Rules = tt.agentMode, tt.agentRules
+			a.Mode, a.Rules = policy.Mode(tt.agentMode), tt.agentRules
 			if err := os.MkdirAll(filepath.Join(h.ws, "src"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestModesAndRules(t *testing.T) {
 					if err := json.Unmarshal(d.Spec, &spec); err != nil {
 						t.Fatal(err)
 					}
-					if d.Mode != wantMode || spec.Mode != wantMode {
+					if string(d.Mode) != wantMode || string(spec.Mode) != wantMode {
 						t.Errorf("run.created mode = %q, spec mode = %q, want %q", d.Mode, spec.Mode, wantMode)
 					}
 					if !slices.Equal(d.Rules, tt.wantRecord) || len(spec.Rules) != len(tt.wantRecord) {

@@ -9,6 +9,7 @@ import (
 
 	"steward/backend/agent"
 	"steward/backend/inbox"
+	"steward/backend/policy"
 	"steward/backend/run"
 	"steward/backend/store"
 	"steward/backend/tool"
@@ -81,7 +82,7 @@ func TestPromptsPerMode(t *testing.T) {
 			h.svc = h.service(t, nil)
 			h.writeFile(t, "seed.txt", "seed")
 			a := testAgent("list_dir", "read_file", "write_file", "run_command")
-			a.Mode, a.MaxSteps = tc.mode, 30
+			a.Mode, a.MaxSteps = policy.Mode(tc.mode), 30
 			r, err := h.svc.Start(context.Background(), run.StartParams{Agent: a, Instructions: "work", Workspace: h.ws, Unattended: tc.unattended})
 			if err != nil {
 				t.Fatal(err)

@@ -135,6 +135,9 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 	}
 	st.model, st.unattended = m, created.Unattended
 	st.env = s.envFor(r.ID, created.Workspace)
+	if _, rec := s.project(st, st.agent, st.env.Workspace); rec != nil && rec.State != event.ProjectApproved && created.Project != nil && created.Project.State == event.ProjectApproved {
+		s.cfg.Logf("run %s resumes without the project servers of %s: it is %s now", r.ID, rec.File, rec.State)
+	}
 	a, err := s.launch(ctx, st, func(a *active) {
 		// What was in flight when the process died has an unknown outcome.
 		if a.st.llmOpen != "" {

@@ -42,22 +42,22 @@ func eventSandbox(st sandbox.State) *event.Sandbox {
 	if st.Network {
 		network = sandbox.NetworkOn
 	}
-	return &event.Sandbox{Mode: st.Mode, Network: network, Confined: st.Confined, Reason: st.Reason}
+	return &event.Sandbox{Mode: event.SandboxMode(st.Mode), Network: event.SandboxNetwork(network), Confined: st.Confined, Reason: st.Reason}
 }
 
 // withSandbox applies a run's overrides of the agent's sandbox settings
 // (empty keeps the agent's), and checks them.
 func withSandbox(a agent.Agent, mode, network string) (agent.Agent, error) {
 	if mode != "" {
-		a.Sandbox = mode
+		a.Sandbox = event.SandboxMode(mode)
 	}
 	if network != "" {
-		a.SandboxNetwork = network
+		a.SandboxNetwork = event.SandboxNetwork(network)
 	}
 	set := a.SandboxSettings()
 	if err := set.Validate(); err != nil {
 		return a, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	a.Sandbox, a.SandboxNetwork = set.EffectiveMode(), set.EffectiveNetwork()
+	a.Sandbox, a.SandboxNetwork = event.SandboxMode(set.EffectiveMode()), event.SandboxNetwork(set.EffectiveNetwork())
 	return a, nil
 }

@@ -62,9 +62,9 @@ func TestSandboxDecidesCommands(t *testing.T) {
 		name      string
 		sb        run.Sandbox
 		tool      string
-		agentMode string // the agent's sandbox setting
+		agentMode event.SandboxMode // the agent's sandbox setting
 		p         run.StartParams
-		effect    string // the policy's
+		effect    event.Effect // the policy's
 		reason    string
 		created   event.Sandbox
 		seen      sandbox.Settings // by the tool, when it ran

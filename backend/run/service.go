@@ -36,6 +36,7 @@ import (
 	"steward/backend/llm"
 	"steward/backend/policy"
 	"steward/backend/redact"
+	"steward/backend/sandbox"
 	"steward/backend/store"
 	"steward/backend/tool"
 	"steward/backend/workspace"
@@ -161,6 +162,14 @@ type Config struct {
 	// machine where they cannot, so that every command of a run in
 	// sandbox mode auto asks.
 	Sandbox Sandbox
+	// Project, when set, offers a run whose agent uses project servers
+	// (agent.ProjectServers) the MCP servers of its workspace's .mcp.json
+	// that the person approved: the run is served by the tools it returns,
+	// its agent gains the patterns, and its log records rec. Replays and
+	// imported runs get none.
+	// box are the run's sandbox settings, which the project's servers run
+	// under as its commands do.
+	Project func(runID, workspace string, box sandbox.Settings) (tools Tools, patterns []string, rec event.ProjectServers)
 }
 
 // Service runs agents.
@@ -253,6 +262,28 @@ type Runtime struct {
 	// machine's global rules and saved grants too. A replay of a foreign
 	// recording sets it, since its agent is one of this machine's.
 	LocalRules bool
+	// Bind, when set, is called with the run's id before the run starts:
+	// what the runtime records under the run (a replay's divergence) is
+	// then in its log before the run ends.
+	Bind func(runID string)
+}
+
+// project serves run st with its workspace's approved project servers when
+// its agent uses them: st's tools become the layer that offers them, and
+// the agent returned names their tools. The record says what was offered,
+// or why nothing was; nil when the agent uses no project servers.
+func (s *Service) project(st *runState, ag agent.Agent, workspace string) (agent.Agent, *event.ProjectServers) {
+	if s.cfg.Project == nil || !ag.ProjectServers {
+		return ag, nil
+	}
+	tools, patterns, rec := s.cfg.Project(st.id, workspace, ag.SandboxSettings())
+	st.registry = tools
+	for _, p := range patterns {
+		if !slices.Contains(ag.Tools, p) {
+			ag.Tools = append(slices.Clip(ag.Tools), p)
+		}
+	}
+	return ag, &rec
 }
 
 // newRun is the state of a new or resumed run, served by the Service's own
@@ -269,7 +300,7 @@ func (s *Service) newRun(id string) *runState {
 // resumed after a restart (or forked) decides by the same mode and rules.
 func effective(a agent.Agent, mode string, runRules, global []policy.Rule) agent.Agent {
 	if mode != "" {
-		a.Mode = mode
+		a.Mode = policy.Mode(mode)
 	}
 	rules := make([]policy.Rule, 0, len(a.Rules)+len(runRules)+len(global))
 	for _, r := range a.Rules {
@@ -293,7 +324,7 @@ func eventRules(rules []policy.Rule) []event.Rule {
 	}
 	out := make([]event.Rule, len(rules))
 	for i, r := range rules {
-		out[i] = event.Rule{Effect: string(r.Effect), Tool: r.Tool, Match: r.Match, Source: r.Source}
+		out[i] = event.Rule{Effect: r.Effect, Tool: r.Tool, Match: r.Match, Source: r.Source}
 	}
 	return out
 }
@@ -374,8 +405,19 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 	}
 	id := s.cfg.NewID("run")
 	st := s.newRun(id)
+	if rt != nil && rt.Bind != nil {
+		rt.Bind(id)
+	}
 	if rt != nil {
 		st.registry, st.approver, st.noGrants = rt.Tools, rt.Approver, !rt.LocalRules
+	}
+	var project *event.ProjectServers
+	if rt == nil {
+		if p.Agent, project = s.project(st, p.Agent, root.Path()); project != nil {
+			if spec, err = json.Marshal(p.Agent); err != nil {
+				return store.Run{}, fmt.Errorf("start run: %w", err)
+			}
+		}
 	}
 	st.model, st.unattended = m, p.Unattended
 	st.env = tool.Env{RunID: id, Workspace: root.Path(), Artifacts: s.artifactsDir(id)}
@@ -392,6 +434,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		Limits:       &limits,
 		ReplayOf:     p.ReplayOf,
 		Sandbox:      eventSandbox(s.sandboxState(p.Agent)),
+		Project:      project,
 	}
 	a, err := s.launch(ctx, st, func(a *active) {
 		a.emitLocked(event.RunCreated, "", created)
@@ -476,16 +519,24 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 	return a, nil
 }
 
-// Done returns a channel closed when the run's goroutine has ended, or nil
-// when the run is not active in this process.
+// Done returns a channel closed when the run's goroutine has ended; for a
+// run not active in this process (it ended, or never ran here) the channel
+// is closed already. Never nil: a receive from nil would wait for ever on
+// a run that ended before the call.
 func (s *Service) Done(runID string) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if a, ok := s.active[runID]; ok {
 		return a.done
 	}
-	return nil
+	return closedDone
 }
+
+// Active reports whether the run is driven by this process now.
+func (s *Service) Active(runID string) bool { return s.lookup(runID) != nil }
+
+// closedDone is Done's answer for a run that is not active.
+var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (s *Service) lookup(runID string) *active {
 	s.mu.Lock()

@@ -124,7 +124,7 @@ func toEventMessages(ms []llm.Message) []event.Message {
 		for j, c := range m.ToolCalls {
 			calls[j] = event.ToolCall{ID: c.ID, Name: c.Name, Arguments: validJSON(c.Arguments)}
 		}
-		out[i] = event.Message{Role: string(m.Role), Text: m.Text, ToolCalls: calls, ToolCallID: m.ToolCallID, IsError: m.IsError}
+		out[i] = event.Message{Role: m.Role, Text: m.Text, ToolCalls: calls, ToolCallID: m.ToolCallID, IsError: m.IsError}
 	}
 	return out
 }

@@ -103,9 +103,12 @@ func (c *commits) Publish(evs []event.Event) {
 // turn), so the figures are the engine's.
 type stepsModel struct {
 	steps int
-	mu    sync.Mutex
-	n     int
-	at    []time.Time // when each call started
+	// tool and args are the call of each step: noop with {} when empty.
+	tool string
+	args json.RawMessage
+	mu   sync.Mutex
+	n    int
+	at   []time.Time // when each call started
 }
 
 func (m *stepsModel) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
@@ -123,6 +126,9 @@ func (m *stepsModel) Stream(ctx context.Context, req llm.Request, on func(llm.De
 		on(llm.Delta{Kind: llm.DeltaText, Text: w})
 	}
 	call := llm.ToolCall{ID: fmt.Sprintf("call_%d_0", n), Name: "noop", Arguments: json.RawMessage(`{}`)}
+	if m.tool != "" {
+		call.Name, call.Arguments = m.tool, m.args
+	}
 	on(llm.Delta{Kind: llm.DeltaToolArgs, Text: string(call.Arguments), ToolName: call.Name})
 	return &llm.Response{Text: text, ToolCalls: []llm.ToolCall{call}, StopReason: llm.StopToolCalls, Model: "bench",
 		Usage: llm.Usage{InputTokens: 100, OutputTokens: 12}}, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"steward/backend/agent"
@@ -42,7 +43,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	node, retry := ts.node, ts.retry
 	a.mu.Unlock()
 
-	end := func(status string, res tool.Result) error {
+	end := func(status event.NodeStatus, res tool.Result) error {
 		for _, art := range res.Artifacts {
 			a.emit(event.ArtifactCreated, node, artifactData(art))
 		}
@@ -67,7 +68,7 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		a.mu.Lock()
 		tools := a.st.agent.Tools
 		a.mu.Unlock()
-		if !known || !slices.Contains(tools, call.Name) {
+		if !known || !tool.Uses(tools, call.Name) {
 			return end(event.NodeFailed, tool.Errorf(tool.CodeUnknownTool, fmt.Sprintf("unknown tool %q; this agent can use: %v", call.Name, tools)))
 		}
 		if res, ok := a.st.registry.Validate(call.Name, call.Arguments); !ok {
@@ -90,7 +91,9 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 		}
 		// A pause asked while the approval was open takes effect here,
 		// before the approved call runs.
-		if !s.safePoint(ctx, a, action{kind: actTool, call: call, tool: ts}) {
+		if ok, err := s.safePoint(ctx, a, action{kind: actTool, call: call, tool: ts}); err != nil {
+			return broken(err)
+		} else if !ok {
 			return notStarted(ctx)
 		}
 	}
@@ -165,7 +168,12 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	if err := a.sync(); err != nil {
 		return broken(fmt.Errorf("record before %s: %w", call.Name, err))
 	}
+	servers := &serverNotes{a: a, node: node}
+	progress := newProgressNotes(a, node)
+	env.Server, env.Progress = servers.note, progress.note
 	res, err := a.st.registry.Call(ctx, env, call.Name, args)
+	servers.end()
+	progress.end() // the last report heard, before the node ends
 	if exec {
 		a.files.watcher.Flush() // the command's last writes are reported as its own
 	}
@@ -202,6 +210,39 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	return end(event.NodeSucceeded, res)
 }
 
+// serverNotes records what a call's tool reports of the servers it
+// reaches (tool.Env.Server) as mcp.server events on the call's node,
+// through emit like the engine's own: redacted, folded and committed with
+// the call's other events. Only until the call returns: a tool the
+// deadline left behind must not write to the log after its node ended.
+type serverNotes struct {
+	a    *active
+	node string
+
+	mu    sync.Mutex
+	ended bool
+}
+
+func (n *serverNotes) note(d event.MCPServerData) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ended {
+		return
+	}
+	// Handed to the store at once: a call may wait out a server's backoff,
+	// and the person sees why meanwhile.
+	n.a.mu.Lock()
+	n.a.emitLocked(event.MCPServer, n.node, d)
+	n.a.flushLocked()
+	n.a.mu.Unlock()
+}
+
+func (n *serverNotes) end() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.ended = true
+}
+
 // editedNote starts the output of a call that ran with a person's edit of
 // its arguments, which follow it on the note's line: the model is told.
 const editedNote = "Note: the user edited your arguments before approving; the call ran with "
@@ -236,7 +277,7 @@ func touchList(ts []event.Touch) string {
 	}
 	parts := make([]string, len(ts))
 	for i, t := range ts {
-		parts[i] = tool.Touch{Path: t.Path, Via: t.Via}.String() + " (" + t.Access + ")"
+		parts[i] = tool.Touch{Path: t.Path, Via: t.Via}.String() + " (" + string(t.Access) + ")"
 	}
 	return strings.Join(parts, ", ")
 }
@@ -248,25 +289,26 @@ func (s *Service) startToolLocked(a *active, call llm.ToolCall, retryOf string) 
 	node := a.st.newNode()
 	a.emitLocked(event.NodeStarted, node, event.NodeStartedData{
 		Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM}, Label: call.Name,
-		Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: string(spec.Risk), RetryOf: retryOf,
+		Tool: call.Name, CallID: call.ID, Arguments: validJSON(call.Arguments), Risk: spec.Risk, RetryOf: retryOf,
 	})
 	return node
 }
 
 // offered returns the specs of the agent's tools the model is offered in its
-// mode: plan mode offers read tools only. No names offers no tools (the
-// registry's Specs would return them all).
+// mode: plan mode offers read tools only. An agent's tools may name all of
+// an MCP server's (mcp__github__*), which lists the server the first time.
+// No names offers no tools (the registry's Specs would return them all).
 func offered(reg Tools, ag agent.Agent) []llm.ToolSpec {
-	out := make([]string, 0, len(ag.Tools))
-	for _, name := range ag.Tools {
-		if spec, ok := reg.Lookup(name); ok && policy.Offered(ag.Mode, spec.Risk) {
-			out = append(out, name)
-		}
-	}
-	if len(out) == 0 {
+	if len(ag.Tools) == 0 {
 		return nil
 	}
-	return toolSpecs(reg, out)
+	var out []llm.ToolSpec
+	for _, sp := range reg.Specs(ag.Tools...) {
+		if policy.Offered(ag.Mode, sp.Risk) {
+			out = append(out, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Schema: sp.Schema})
+		}
+	}
+	return out
 }
 
 func artifactData(a tool.Artifact) event.ArtifactCreatedData {

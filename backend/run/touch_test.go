@@ -259,7 +259,7 @@ func TestWritesThatRunProgramsAskAsExec(t *testing.T) {
 					req = decode[event.ApprovalRequestedData](t, ev)
 				}
 			}
-			if req.Risk != string(tool.RiskExec) || !strings.Contains(req.Reason, "exec") {
+			if req.Risk != tool.RiskExec || !strings.Contains(req.Reason, "exec") {
 				t.Errorf("approval.requested = %+v, want risk exec and a reason that says so", req)
 			}
 			h.accept(t, r.ID, cmd("cancel"))
@@ -283,7 +283,7 @@ func TestApproveAlwaysHoldsForTheFile(t *testing.T) {
 	}
 	tests := []struct {
 		name, src, grant string
-		mode             string
+		mode             policy.Mode
 		link             bool
 	}{
 		{"a link's target", calls([2]string{"alias.txt", "one"}, [2]string{"target.txt", "two"}), "target.txt", agent.ModeAsk, true},

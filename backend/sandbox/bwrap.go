@@ -34,6 +34,17 @@ type Command struct {
 	Workspace string
 	// Network gives the program the machine's network.
 	Network bool
+	// ReadOnly are folders and files of the private /tmp (or /var/tmp)
+	// the program needs, seen read-only where they are: where an MCP
+	// server's program lives, when it lives there. One inside a hidden
+	// path is not seen (a secret stays hidden whoever names it), and a
+	// hidden path inside one stays hidden.
+	ReadOnly []string
+	// DieWithParent ends the whole sandbox when bwrap ends (SIGKILL of
+	// everything in it): for a program that Steward stops by closing its
+	// input and then signalling it alone (an MCP server), not by its
+	// process group, so that nothing of it outlives its stop.
+	DieWithParent bool
 }
 
 // cacheDir is where a sandboxed command finds its caches (XDG_CACHE_HOME).
@@ -53,6 +64,11 @@ func (s *Sandbox) Wrap(c Command) (Command, error) {
 	}
 	if !filepath.IsAbs(c.Path) || !filepath.IsAbs(c.Workspace) || !filepath.IsAbs(c.Dir) {
 		return Command{}, fmt.Errorf("sandbox: program %q, workspace %q and folder %q must be absolute", c.Path, c.Workspace, c.Dir)
+	}
+	for _, p := range c.ReadOnly {
+		if !filepath.IsAbs(p) {
+			return Command{}, fmt.Errorf("sandbox: read-only path %q must be absolute", p)
+		}
 	}
 	cache, err := s.cacheFor(c.Workspace)
 	if err != nil {
@@ -114,6 +130,7 @@ type mount struct {
 // the workspace itself, so that a secret wins.
 const (
 	rankTmp = iota
+	rankReadOnly
 	rankWorkspace
 	rankHide
 	rankHome
@@ -147,6 +164,9 @@ func bwrapArgs(c Command, hid []hidden, cache string, varTmp bool) []string {
 	if !c.Network {
 		a = append(a, "--unshare-net")
 	}
+	if c.DieWithParent {
+		a = append(a, "--die-with-parent")
+	}
 	mounts := []mount{
 		{"/tmp", rankTmp, []string{"--tmpfs", "/tmp"}},
 		{c.Workspace, rankWorkspace, []string{"--bind", c.Workspace, c.Workspace}},
@@ -157,9 +177,20 @@ func bwrapArgs(c Command, hid []hidden, cache string, varTmp bool) []string {
 	if varTmp {
 		mounts = append(mounts, mount{"/var/tmp", rankTmp, []string{"--tmpfs", "/var/tmp"}})
 	}
+	var shown []string // the read-only paths of the private /tmp, none inside a hidden path
+	for _, p := range c.ReadOnly {
+		p = filepath.Clean(p)
+		secret := slices.ContainsFunc(hid, func(h hidden) bool { return within(p, h.path) })
+		if secret || !(within(p, "/tmp") || within(p, "/var/tmp")) {
+			continue // a secret is never shown; outside /tmp, it is there read-only already
+		}
+		shown = append(shown, p)
+		mounts = append(mounts, mount{p, rankReadOnly, []string{"--ro-bind", p, p}})
+	}
 	var mounted []hidden // the hidden paths that need a mount to be hidden
 	for _, h := range hid {
-		if (within(h.path, "/tmp") || within(h.path, "/var/tmp")) && !within(h.path, c.Workspace) {
+		inShown := slices.ContainsFunc(shown, func(p string) bool { return within(h.path, p) })
+		if (within(h.path, "/tmp") || within(h.path, "/var/tmp")) && !within(h.path, c.Workspace) && !inShown {
 			continue // the private /tmp hides it already
 		}
 		mounted = append(mounted, h)

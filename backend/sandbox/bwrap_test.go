@@ -87,6 +87,22 @@ func TestBwrapArgsOrder(t *testing.T) {
 	}
 }
 
+// TestBwrapArgsReadOnly: a path of the private /tmp a program needs is
+// seen read-only over it, a hidden path inside it stays hidden, and one
+// inside a hidden path (or outside /tmp, where the root shows it already)
+// gets no mount.
+func TestBwrapArgsReadOnly(t *testing.T) {
+	t.Parallel()
+	hid := []hidden{{path: "/tmp/prog/secret", dir: true}, {path: "/tmp/home-data", dir: true}, {path: "/tmp/other", dir: true}}
+	c := Command{Path: "/tmp/prog/bin/server", Dir: "/w", Workspace: "/w",
+		ReadOnly: []string{"/tmp/prog", "/tmp/home-data/x", "/usr/lib/node"}}
+	got := mountsOf(bwrapArgs(c, hid, "", false))
+	want := []string{"--ro-bind / /", "--tmpfs /tmp", "--bind /w /w", "--ro-bind /tmp/prog /tmp/prog", "--tmpfs /tmp/prog/secret"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mounts\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestBwrapArgsCache: the workspace's cache folder is /tmp/.cache, over the
 // private /tmp.
 func TestBwrapArgsCache(t *testing.T) {

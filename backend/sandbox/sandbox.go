@@ -53,13 +53,15 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"steward/backend/event"
 )
 
 // Sandbox modes: the setting "sandbox" of an agent or a run.
 const (
-	ModeAuto = "auto" // sandboxed where bubblewrap works; elsewhere every command asks
-	ModeOn   = "on"   // sandboxed, or refused
-	ModeOff  = "off"  // never sandboxed: commands see what the server's user sees
+	ModeAuto = event.SandboxAuto // sandboxed where bubblewrap works; elsewhere every command asks
+	ModeOn   = event.SandboxOn   // sandboxed, or refused
+	ModeOff  = event.SandboxOff  // never sandboxed: commands see what the server's user sees
 )
 
 // Modes lists the sandbox modes, for validation and messages.
@@ -67,8 +69,8 @@ var Modes = []string{ModeAuto, ModeOn, ModeOff}
 
 // Network settings: the setting "sandbox_network" of an agent or a run.
 const (
-	NetworkOff = "off" // no network, loopback included
-	NetworkOn  = "on"  // the machine's network
+	NetworkOff = event.NetworkOff // no network, loopback included
+	NetworkOn  = event.NetworkOn  // the machine's network
 )
 
 // Networks lists the network settings.

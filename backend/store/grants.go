@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"steward/backend/event"
 	"steward/backend/policy"
 )
 
 // Grant scopes.
 const (
-	ScopeRun        = "run"
-	ScopeAgent      = "agent"
-	ScopeEverywhere = "everywhere"
+	ScopeRun        = event.ScopeRun
+	ScopeAgent      = event.ScopeAgent
+	ScopeEverywhere = event.ScopeEverywhere
 )
 
 // Grant is a saved "approve always" (effect allow) or "deny always" (effect

@@ -218,7 +218,7 @@ func TestProjections(t *testing.T) {
 	}
 
 	// First answer wins; the loser is not stored.
-	decide := func(dec string) error {
+	decide := func(dec event.Decision) error {
 		_, err := st.Append(ctx, event.New("r", event.ApprovalDecided, "n4", event.ApprovalDecidedData{InteractionID: "ia1", Decision: dec, Source: "web"}))
 		return err
 	}

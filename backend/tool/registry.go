@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -37,13 +38,20 @@ const DefaultMaxOutput = 288 << 10
 var ErrDuplicate = errors.New("tool already registered")
 
 // Registry holds the tools and applies the middleware around each call. It is
-// safe for concurrent use once built; register everything before first use.
+// safe for concurrent use once built; register the tools before first use.
+// Sources may come and go at any time (a person adds or removes an MCP
+// server); a source's tools join when it is first listed (source.go).
 type Registry struct {
 	tools     map[string]entry
 	Timeout   time.Duration
 	MaxOutput int
 	timeouts  map[string]time.Duration // per tool, overriding Timeout
 	enders    []RunEnder
+	srcMu     sync.RWMutex // guards sources
+	sources   []*source
+	// parent is the registry a Layer was made of: its tools, timeouts and
+	// sources serve the layer too.
+	parent *Registry
 }
 
 type entry struct {
@@ -56,9 +64,13 @@ func NewRegistry() *Registry {
 	return &Registry{tools: map[string]entry{}, Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput, timeouts: map[string]time.Duration{}}
 }
 
-// SetTimeout sets the deadline of one registered tool's calls.
+// SetTimeout sets the deadline of one registered tool's calls, or of a
+// tool a source owns the name of (it is not listed for that).
 func (r *Registry) SetTimeout(name string, d time.Duration) error {
-	if _, ok := r.tools[name]; !ok {
+	if r.parent != nil {
+		return fmt.Errorf("timeout for %q: set on the registry a layer was made of", name)
+	}
+	if _, ok := r.tools[name]; !ok && r.owner(name) == nil {
 		return fmt.Errorf("timeout for %q: no such tool", name)
 	}
 	if d <= 0 {
@@ -78,16 +90,18 @@ func (r *Registry) timeout(name string) time.Duration {
 // Register adds t. Its schema must be a valid JSON Schema.
 func (r *Registry) Register(t Tool) error {
 	spec := t.Spec()
+	if r.parent != nil {
+		return fmt.Errorf("register %s: a layer takes sources only", spec.Name)
+	}
 	if _, ok := r.tools[spec.Name]; ok {
 		return fmt.Errorf("register %s: %w", spec.Name, ErrDuplicate)
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(spec.Schema, &s); err != nil {
-		return fmt.Errorf("register %s: schema: %w", spec.Name, err)
+	if s := r.owner(spec.Name); s != nil {
+		return fmt.Errorf("register %s: %w: source %s owns the name", spec.Name, ErrDuplicate, s.src.Prefix())
 	}
-	rs, err := s.Resolve(nil)
+	rs, err := resolve(spec)
 	if err != nil {
-		return fmt.Errorf("register %s: resolve schema: %w", spec.Name, err)
+		return err
 	}
 	r.tools[spec.Name] = entry{tool: t, schema: rs}
 	return nil
@@ -109,6 +123,11 @@ func (r *Registry) EndRun(ctx context.Context, env Env) ([]Artifact, error) {
 			errs = append(errs, err)
 		}
 	}
+	if r.parent != nil {
+		a, err := r.parent.EndRun(ctx, env)
+		out = append(out, a...)
+		errs = append(errs, err)
+	}
 	return out, errors.Join(errs...)
 }
 
@@ -116,7 +135,7 @@ func (r *Registry) EndRun(ctx context.Context, env Env) ([]Artifact, error) {
 // decides it (see Keyer); ok is false when the arguments decide, or the
 // tool is unknown.
 func (r *Registry) Key(name string, env Env, args json.RawMessage) (key string, ok bool) {
-	e, found := r.tools[name]
+	e, found := r.lookup(name)
 	if !found {
 		return "", false
 	}
@@ -131,7 +150,7 @@ func (r *Registry) Key(name string, env Env, args json.RawMessage) (key string, 
 // when the tool declares them (see Toucher); ok is false when it does not,
 // or the tool is unknown.
 func (r *Registry) Touches(name string, env Env, args json.RawMessage) (touches []Touch, ok bool) {
-	e, found := r.tools[name]
+	e, found := r.lookup(name)
 	if !found {
 		return nil, false
 	}
@@ -142,8 +161,10 @@ func (r *Registry) Touches(name string, env Env, args json.RawMessage) (touches 
 	return t.Touches(env, args)
 }
 
-// Specs returns the specs of the named tools (all when names is empty),
-// sorted by name. Unknown names are ignored; agent validation reports them.
+// Specs returns the specs of the named tools (all registered ones when
+// names is empty: a source's tools only when named), sorted by name. A
+// source's Pattern names all its tools, listing them if need be. Unknown
+// names are ignored; agent validation reports them.
 func (r *Registry) Specs(names ...string) []Spec {
 	var out []Spec
 	if len(names) == 0 {
@@ -151,9 +172,13 @@ func (r *Registry) Specs(names ...string) []Spec {
 			out = append(out, e.tool.Spec())
 		}
 	} else {
-		for _, n := range names {
-			if e, ok := r.tools[n]; ok {
-				out = append(out, e.tool.Spec())
+		seen := map[string]bool{}
+		for _, pn := range names {
+			for _, n := range r.expand(pn) {
+				if e, ok := r.lookup(n); ok && !seen[n] {
+					seen[n] = true
+					out = append(out, e.tool.Spec())
+				}
 			}
 		}
 	}
@@ -163,7 +188,7 @@ func (r *Registry) Specs(names ...string) []Spec {
 
 // Lookup returns the spec of the named tool.
 func (r *Registry) Lookup(name string) (Spec, bool) {
-	e, ok := r.tools[name]
+	e, ok := r.lookup(name)
 	if !ok {
 		return Spec{}, false
 	}
@@ -173,7 +198,7 @@ func (r *Registry) Lookup(name string) (Spec, bool) {
 // Validate checks args against the tool's schema. The returned Result is
 // the model-visible failure when ok is false.
 func (r *Registry) Validate(name string, args json.RawMessage) (res Result, ok bool) {
-	e, found := r.tools[name]
+	e, found := r.lookup(name)
 	if !found {
 		return Errorf(CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(r.names(), ", "))), false
 	}
@@ -220,7 +245,8 @@ func (r *Registry) Call(ctx context.Context, env Env, name string, args json.Raw
 			}
 			done <- o
 		}()
-		o.res, o.err = r.tools[name].tool.Run(ctx, env, args)
+		e, _ := r.lookup(name) // Validate found it
+		o.res, o.err = e.tool.Run(ctx, env, args)
 	}()
 	var o outcome
 	select {

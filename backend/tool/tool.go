@@ -11,19 +11,21 @@ import (
 	"context"
 	"encoding/json"
 
+	"steward/backend/event"
 	"steward/backend/sandbox"
 )
 
-// Risk says what a tool can do, for the permission policy and the UI.
-type Risk string
+// Risk says what a tool can do, for the permission policy and the UI: the
+// log's vocabulary (event.Risks lists them).
+type Risk = event.Risk
 
 // Risks, from least to most dangerous.
 const (
-	RiskRead        Risk = "read"        // reads the workspace
-	RiskWrite       Risk = "write"       // changes the workspace
-	RiskExec        Risk = "exec"        // runs a program
-	RiskNetwork     Risk = "network"     // reaches the network
-	RiskDestructive Risk = "destructive" // can lose work
+	RiskRead        = event.RiskRead        // reads the workspace
+	RiskWrite       = event.RiskWrite       // changes the workspace
+	RiskExec        = event.RiskExec        // runs a program
+	RiskNetwork     = event.RiskNetwork     // reaches the network
+	RiskDestructive = event.RiskDestructive // can lose work
 )
 
 // Spec describes a tool.
@@ -36,6 +38,10 @@ type Spec struct {
 	// sandbox) when the run's settings and the machine allow it; the
 	// policy asks about each of its calls that mode auto cannot sandbox.
 	Sandboxed bool `json:"sandboxed,omitempty"`
+	// RiskNote says why the tool has its risk when that is not the tool's
+	// own claim (an untrusted MCP server's tool is exec or network whatever
+	// its annotations say); the policy's reasons carry it.
+	RiskNote string `json:"risk_note,omitempty"`
 }
 
 // Env is what a call may know of its run.
@@ -64,15 +70,46 @@ type Env struct {
 	// Sandbox are the run's sandbox settings, for the tools whose programs
 	// run in the OS sandbox.
 	Sandbox sandbox.Settings
+	// Server, when set, records what became of a server the call's tool
+	// reaches (an MCP server connected, crashed or is started again) as an
+	// mcp.server event of the run, on the call's node, through the
+	// engine's own path: redacted, durable, exported with the run. It may
+	// be called only until Run returns, and is safe for concurrent use.
+	// nil (a call outside a run) records nothing.
+	Server func(event.MCPServerData)
+	// Progress, when set, records how far the call has got, as its tool
+	// hears it (an MCP server's notifications/progress), as tool.progress
+	// events on the call's node; the engine throttles them. Like Server,
+	// it may be called only until Run returns, and is safe for concurrent
+	// use; nil (a call outside a run) records nothing, and a tool may then
+	// not ask for progress at all.
+	Progress func(Progress)
 }
 
-// Access is how a call touches a path.
-type Access string
+// Progress is how far a call has got: the log's tool.progress payload.
+type Progress = event.ToolProgressData
+
+// ReportServer records d through env.Server, when there is one.
+func (env Env) ReportServer(d event.MCPServerData) {
+	if env.Server != nil {
+		env.Server(d)
+	}
+}
+
+// ReportProgress records p through env.Progress, when there is one.
+func (env Env) ReportProgress(p Progress) {
+	if env.Progress != nil {
+		env.Progress(p)
+	}
+}
+
+// Access is how a call touches a path (event.Accesses lists them).
+type Access = event.Access
 
 // Accesses.
 const (
-	AccessRead  Access = "read"
-	AccessWrite Access = "write"
+	AccessRead  = event.AccessRead
+	AccessWrite = event.AccessWrite
 )
 
 // Touch is one workspace path that a call will open.
@@ -118,19 +155,21 @@ type Toucher interface {
 // announced by an artifact.created event.
 type Artifact struct {
 	// Name is the file's path relative to Env.Artifacts, slash-separated.
-	Name        string `json:"name"`
-	Kind        string `json:"kind"` // ArtifactScreenshot, ArtifactVideo, ArtifactFrames
-	Mime        string `json:"mime"`
-	Size        int64  `json:"size"`
-	Description string `json:"description,omitempty"`
+	Name        string             `json:"name"`
+	Kind        event.ArtifactKind `json:"kind"` // ArtifactScreenshot, ArtifactVideo, ArtifactFrames, ArtifactImage
+	Mime        string             `json:"mime"`
+	Size        int64              `json:"size"`
+	Description string             `json:"description,omitempty"`
 }
 
 // Artifact kinds.
 const (
-	ArtifactScreenshot = "screenshot"
-	ArtifactVideo      = "video"
+	ArtifactScreenshot = event.ArtifactScreenshot
+	ArtifactVideo      = event.ArtifactVideo
 	// ArtifactFrames is a recording's frames left unencoded (no ffmpeg).
-	ArtifactFrames = "frames"
+	ArtifactFrames = event.ArtifactFrames
+	// ArtifactImage is a picture a tool returned (an MCP server's).
+	ArtifactImage = event.ArtifactImage
 )
 
 // Keyer is implemented by a tool whose key argument, the one permission

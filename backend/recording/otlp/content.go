@@ -54,7 +54,7 @@ func (c *conversation) history(h []event.Message) {
 		case m.ToolCallID != "":
 			c.toolResult(m.ToolCallID, m.Text)
 		default:
-			msg := message{Role: m.Role}
+			msg := message{Role: string(m.Role)}
 			if m.Text != "" {
 				msg.Parts = append(msg.Parts, part{Type: "text", Content: m.Text})
 			}

@@ -95,7 +95,7 @@ func (b *builder) nodeEvent(e event.Event) error {
 		if b.o.IncludeContent {
 			titles := make([]string, len(d.Steps))
 			for i, s := range d.Steps {
-				titles[i] = "[" + s.Status + "] " + s.Title
+				titles[i] = "[" + string(s.Status) + "] " + s.Title
 			}
 			kv = append(kv, strsAttr("steward.plan", titles))
 		}
@@ -118,6 +118,41 @@ func (b *builder) nodeEvent(e event.Event) error {
 			return err
 		}
 		b.root.event(e.TS, "steward.run.breakpoints", strsAttr("steward.break_before", d.BreakBefore))
+	case event.MCPServer:
+		d, err := decode[event.MCPServerData](e)
+		if err != nil {
+			return err
+		}
+		kv := []keyValue{strAttr("steward.mcp.server", d.Server), strAttr("steward.mcp.state", d.State)}
+		kv = appendStr(kv, "steward.mcp.era", d.Era)
+		kv = appendStr(kv, "steward.mcp.transport", d.Transport)
+		kv = appendStr(kv, "steward.mcp.reason", d.Reason)
+		if d.Attempt > 0 {
+			kv = append(kv, intAttr("steward.attempt", int64(d.Attempt)))
+		}
+		if d.RetryInMS > 0 {
+			kv = append(kv, intAttr("steward.retry_in_ms", d.RetryInMS))
+		}
+		if b.o.IncludeContent { // what the server printed is its content
+			kv = appendStr(kv, "steward.mcp.stderr", d.Stderr)
+		}
+		n.event(e.TS, "steward.mcp.server", kv...)
+	case event.ToolProgress:
+		d, err := decode[event.ToolProgressData](e)
+		if err != nil {
+			return err
+		}
+		kv := []keyValue{doubleAttr("steward.progress", d.Progress)}
+		if d.Total > 0 {
+			kv = append(kv, doubleAttr("steward.progress.total", d.Total))
+		}
+		if d.Skipped > 0 {
+			kv = append(kv, intAttr("steward.progress.skipped", int64(d.Skipped)))
+		}
+		if b.o.IncludeContent { // what the server says is its content
+			kv = appendStr(kv, "steward.progress.message", d.Message)
+		}
+		n.event(e.TS, "steward.tool.progress", kv...)
 	}
 	// llm.delta is left out: the whole text is in node.finished. Types newer
 	// than this exporter are left out too, so old Stewards read new logs.

@@ -265,7 +265,7 @@ func (b *builder) nodeStarted(e event.Event, d event.NodeStartedData) error {
 			return nil
 		}
 	}
-	n := &node{id: e.NodeID, kind: d.Kind, start: e.TS, parent: b.on(d.Parent)}
+	n := &node{id: e.NodeID, kind: string(d.Kind), start: e.TS, parent: b.on(d.Parent)}
 	n.attr(strAttr("steward.node.id", e.NodeID))
 	switch d.Kind {
 	case event.KindLLM:
@@ -311,7 +311,7 @@ func (b *builder) nodeStarted(e event.Event, d event.NodeStartedData) error {
 	default: // a kind newer than this exporter: still drawn, by its label
 		n.span.Name, n.span.Kind = d.Label, kindInternal
 		if n.span.Name == "" {
-			n.span.Name = d.Kind
+			n.span.Name = string(d.Kind)
 		}
 		n.attr(strAttr("steward.node.kind", d.Kind))
 	}

@@ -429,6 +429,88 @@ func TestTracesFailedRun(t *testing.T) {
 	}
 }
 
+// mcp.server events are span events of the tool call that met the server;
+// what the server printed goes only with the content.
+func TestTracesMCPServerEvents(t *testing.T) {
+	t.Parallel()
+	s := &script{run: "run_4", ts: t0}
+	s.add(0, event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{Name: "coder", Provider: "openai", Model: "gpt-5"}})
+	s.add(1, event.NodeStarted, "n1", event.NodeStartedData{Kind: event.KindAgent, Label: "coder"})
+	s.add(1, event.NodeStarted, "n2", event.NodeStartedData{Kind: event.KindTool, Parent: "n1", Label: "mcp__fx__echo", Tool: "mcp__fx__echo", Risk: "exec"})
+	s.add(1, event.MCPServer, "n2", event.MCPServerData{Server: "fx", State: event.MCPCrashed, Reason: "exit status 1", Stderr: "panic: boom", RetryInMS: 500})
+	s.add(500, event.MCPServer, "n2", event.MCPServerData{Server: "fx", State: event.MCPRestarted, Attempt: 2})
+	s.add(9, event.NodeFinished, "n2", event.NodeFinishedData{Status: event.NodeSucceeded, Output: "echo"})
+	s.add(0, event.NodeFinished, "n1", event.NodeFinishedData{Status: event.NodeSucceeded})
+	s.add(0, event.RunStatus, "", event.RunStatusData{Status: "completed"})
+	for _, content := range []bool{false, true} {
+		out, err := Traces("run_4", s.events, Options{IncludeContent: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n2 := find(t, spansOf(decodeRequest(t, out)), "run_4", "n2")
+		var crashed, restarted *spanEvent
+		for i, e := range n2.Events {
+			if e.Name != "steward.mcp.server" {
+				continue
+			}
+			switch value(e.Attributes, "steward.mcp.state") {
+			case "crashed":
+				crashed = &n2.Events[i]
+			case "restarted":
+				restarted = &n2.Events[i]
+			}
+		}
+		if crashed == nil || restarted == nil {
+			t.Fatalf("content %v: events %+v", content, n2.Events)
+		}
+		if value(crashed.Attributes, "steward.mcp.server") != "fx" || value(crashed.Attributes, "steward.mcp.reason") != "exit status 1" ||
+			value(crashed.Attributes, "steward.retry_in_ms") != "500" || value(restarted.Attributes, "steward.attempt") != "2" {
+			t.Errorf("content %v: crashed %+v, restarted %+v", content, crashed, restarted)
+		}
+		if got := value(crashed.Attributes, "steward.mcp.stderr"); (got == "panic: boom") != content {
+			t.Errorf("content %v: stderr %q", content, got)
+		}
+	}
+}
+
+// tool.progress events are span events of their call: progress, total and
+// how many the throttle skipped; the server's message only with the content.
+func TestTracesToolProgress(t *testing.T) {
+	t.Parallel()
+	s := &script{run: "run_5", ts: t0}
+	s.add(0, event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{Name: "coder", Provider: "openai", Model: "gpt-5"}})
+	s.add(1, event.NodeStarted, "n1", event.NodeStartedData{Kind: event.KindAgent, Label: "coder"})
+	s.add(1, event.NodeStarted, "n2", event.NodeStartedData{Kind: event.KindTool, Parent: "n1", Label: "mcp__fx__copy", Tool: "mcp__fx__copy", Risk: "exec"})
+	s.add(1, event.ToolExecuting, "n2", event.ToolExecutingData{})
+	s.add(250, event.ToolProgress, "n2", event.ToolProgressData{Progress: 2.5, Total: 10, Message: "copying a.txt", Skipped: 3})
+	s.add(9, event.NodeFinished, "n2", event.NodeFinishedData{Status: event.NodeSucceeded, Output: "copied"})
+	s.add(0, event.NodeFinished, "n1", event.NodeFinishedData{Status: event.NodeSucceeded})
+	s.add(0, event.RunStatus, "", event.RunStatusData{Status: "completed"})
+	for _, content := range []bool{false, true} {
+		out, err := Traces("run_5", s.events, Options{IncludeContent: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n2 := find(t, spansOf(decodeRequest(t, out)), "run_5", "n2")
+		var p *spanEvent
+		for i, e := range n2.Events {
+			if e.Name == "steward.tool.progress" {
+				p = &n2.Events[i]
+			}
+		}
+		if p == nil {
+			t.Fatalf("content %v: events %+v", content, n2.Events)
+		}
+		if value(p.Attributes, "steward.progress") != "2.5" || value(p.Attributes, "steward.progress.total") != "10" ||
+			value(p.Attributes, "steward.progress.skipped") != "3" {
+			t.Errorf("content %v: %+v", content, p.Attributes)
+		}
+		if got := value(p.Attributes, "steward.progress.message"); (got == "copying a.txt") != content {
+			t.Errorf("content %v: message %q", content, got)
+		}
+	}
+}
+
 // A run that failed and was continued finishes its root node twice: the
 // later outcome holds, once.
 func TestTracesNodeFinishedTwice(t *testing.T) {

@@ -173,7 +173,7 @@ func spanName(op, subject string) string {
 
 // appendStr adds a string attribute only when it has a value: an empty
 // attribute says nothing and costs bytes on every span.
-func appendStr(kv []keyValue, k, v string) []keyValue {
+func appendStr[S ~string](kv []keyValue, k string, v S) []keyValue {
 	if v == "" {
 		return kv
 	}

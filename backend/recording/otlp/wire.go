@@ -128,7 +128,11 @@ func (n *int64String) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func strAttr(k, v string) keyValue { return keyValue{Key: k, Value: anyValue{StringValue: &v}} }
+// strAttr takes a vocabulary of the log (event.NodeKind...) as it takes a string.
+func strAttr[S ~string](k string, v S) keyValue {
+	s := string(v)
+	return keyValue{Key: k, Value: anyValue{StringValue: &s}}
+}
 
 func intAttr(k string, v int64) keyValue {
 	n := int64String(v)

@@ -27,9 +27,9 @@ const (
 
 // Plan step statuses.
 const (
-	StepPending    = "pending"
-	StepInProgress = "in_progress"
-	StepDone       = "done"
+	StepPending    = event.PlanPending
+	StepInProgress = event.PlanInProgress
+	StepDone       = event.PlanDone
 )
 
 // Limits on what the model may ask or plan.
@@ -154,13 +154,13 @@ func planSteps(a PlanArgs) ([]event.PlanStep, error) {
 		default:
 			return nil, fmt.Errorf("step %d: status %q is not one of pending, in_progress, done", i+1, s.Status)
 		}
-		out[i] = event.PlanStep{Title: title, Status: s.Status}
+		out[i] = event.PlanStep{Title: title, Status: event.PlanStatus(s.Status)}
 	}
 	return out, nil
 }
 
 func summary(steps []event.PlanStep) string {
-	n := map[string]int{}
+	n := map[event.PlanStatus]int{}
 	for _, s := range steps {
 		n[s.Status]++
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/backend/sandbox"
 	"steward/backend/tool"
@@ -235,13 +236,16 @@ func TestSandboxFileSystem(t *testing.T) {
 		}
 	})
 	t.Run("tmp is private", func(t *testing.T) {
-		res := f.run(t, map[string]any{"command": fmt.Sprintf("ls -d %s 2>&1; echo mine > /tmp/mine.txt && cat /tmp/mine.txt", hostTmp)})
+		// A name of this run's own: the machine is shared, and a fixed name
+		// in the host's /tmp could be another program's (CI once failed so).
+		mine := fmt.Sprintf("/tmp/steward-sandbox-mine-%d-%d.txt", os.Getpid(), time.Now().UnixNano())
+		res := f.run(t, map[string]any{"command": fmt.Sprintf("ls -d %s 2>&1; echo mine > %s && cat %s", hostTmp, mine, mine)})
 		if !strings.Contains(res.Output, "No such file or directory") || !strings.Contains(res.Output, "mine\n") {
 			t.Errorf("the host's /tmp is visible, or /tmp is not writable:\n%s", res.Output)
 		}
-		if _, err := os.Stat("/tmp/mine.txt"); err == nil {
+		if _, err := os.Stat(mine); err == nil {
 			t.Error("the command wrote the host's /tmp")
-			os.Remove("/tmp/mine.txt")
+			os.Remove(mine)
 		}
 	})
 	tests := []struct {

@@ -2,12 +2,10 @@
 // (same origin); an error answer `{error:{code,message}}` becomes an ApiError.
 
 import type {
-  Agent,
   AgentDefinition,
   AgentDefinitionInput,
   Answer,
   BatchAnswer,
-  BatchResult,
   Command,
   CommandResult,
   DirList,
@@ -15,11 +13,13 @@ import type {
   EventPage,
   FileConflict,
   FilesView,
-  Grant,
   Info,
   Interaction,
   NodeDetail,
   PricesUpdate,
+  MCPTest,
+  ProjectApproval,
+  ProjectView,
   ProviderName,
   ProviderTest,
   ProviderUpdate,
@@ -28,8 +28,11 @@ import type {
   Run,
   Settings,
   StartRun,
-  ToolSpec,
 } from "./types";
+import type { components } from "./schema";
+
+// The answers that wrap a list, and the few bodies types.ts does not name.
+type Schemas = components["schemas"];
 
 // ApiError is a failed API call. code is the server's stable code
 // (invalid, unauthorized, forbidden, not_found, method_not_allowed,
@@ -76,7 +79,7 @@ export function artifactUrl(runId: string, name: string): string {
 // ExportFormat is what a run can be exported as: the recording (.steward),
 // a web page that replays it offline, OpenTelemetry traces, or the browser
 // video.
-export type ExportFormat = "steward" | "html" | "otlp" | "video";
+export type ExportFormat = Schemas["ExportSaveInput"]["format"];
 
 // exportUrl downloads a run's export (a plain GET the session cookie
 // authorises; the answer is an attachment).
@@ -160,13 +163,13 @@ export function createApi(opts: ClientOptions = {}) {
     importRecording,
     // recordingSoFar makes a video of a live run's browser recording as it
     // is now (the run's own video is made when it ends).
-    recordingSoFar: (runId: string) => request<{ name: string; size: number; description?: string }>("POST", `/runs/${q(runId)}/browser/recording`),
+    recordingSoFar: (runId: string) => request<Schemas["Artifact"]>("POST", `/runs/${q(runId)}/browser/recording`),
     // saveExport: the desktop window asks where to save, in its native dialog.
     saveExport: (runId: string, format: ExportFormat) =>
-      request<{ path?: string; bytes?: number; cancelled?: boolean }>("POST", `/runs/${q(runId)}/export/save`, { format }),
-    agents: async () => (await request<{ agents: Agent[] }>("GET", "/agents")).agents,
+      request<Schemas["ExportSaved"]>("POST", `/runs/${q(runId)}/export/save`, { format }),
+    agents: async () => (await request<Schemas["AgentsBody"]>("GET", "/agents")).agents,
     runs: async (params: { status?: string; agent?: string; q?: string; limit?: number } = {}) =>
-      (await request<{ runs: Run[] }>("GET", "/runs" + query(params))).runs,
+      (await request<Schemas["RunsBody"]>("GET", "/runs" + query(params))).runs,
     run: (id: string) => request<Run>("GET", `/runs/${q(id)}`),
     startRun: (body: StartRun) => request<Run>("POST", "/runs", body),
     // replayRun starts a new run that replays an ended one (201: the new
@@ -180,22 +183,22 @@ export function createApi(opts: ClientOptions = {}) {
     command: (runId: string, cmd: Command) =>
       request<CommandResult>("POST", `/runs/${q(runId)}/commands`, cmd),
     interactions: async (params: { status?: string; run_id?: string } = {}) =>
-      (await request<{ interactions: Interaction[] }>("GET", "/interactions" + query(params))).interactions,
+      (await request<Schemas["InteractionsBody"]>("GET", "/interactions" + query(params))).interactions,
     answer: (id: string, answer: Answer) =>
       request<Interaction>("POST", `/interactions/${q(id)}/answer`, answer),
     // answerMany decides several interactions together (the parallel calls
     // of a turn). Each is answered on its own: a result carries the
     // interaction or its own error, in the order asked.
     answerMany: async (answers: BatchAnswer[]) =>
-      (await request<{ results: BatchResult[] }>("POST", "/interactions/answers", { answers })).results,
+      (await request<Schemas["AnswersBody"]>("POST", "/interactions/answers", { answers })).results,
     // listGrants is the saved grants, newest first.
-    listGrants: async () => (await request<{ grants: Grant[] }>("GET", "/grants")).grants,
+    listGrants: async () => (await request<Schemas["GrantsBody"]>("GET", "/grants")).grants,
     revokeGrant: (id: string) => request<void>("DELETE", `/grants/${q(id)}`),
     // dirs lists the subfolders of an absolute path (or ~); "" is the home folder.
     dirs: (path = "") => request<DirList>("GET", "/fs/dirs" + query({ path })),
     // The desktop window's native folder dialog (Info.desktop).
     pickFolder: (start: string) =>
-      request<{ path?: string; cancelled?: boolean }>("POST", "/desktop/folder", { start }),
+      request<Schemas["FolderChoice"]>("POST", "/desktop/folder", { start }),
     // runFiles is the files a run changed (or saw changed), with diffs.
     runFiles: (runId: string) => request<FilesView>("GET", `/runs/${q(runId)}/files`),
     // undoFiles, revertFiles and rewindFiles take file changes back: one op,
@@ -213,7 +216,7 @@ export function createApi(opts: ClientOptions = {}) {
     updateAgent: (id: string, body: AgentDefinitionInput) => request<AgentDefinition>("PUT", `/agents/${q(id)}`, body),
     deleteAgent: (id: string) => request<void>("DELETE", `/agents/${q(id)}`),
     // tools is the tool catalog with each tool's risk.
-    tools: async () => (await request<{ tools: ToolSpec[] }>("GET", "/tools")).tools,
+    tools: async () => (await request<Schemas["ToolsBody"]>("GET", "/tools")).tools,
     // settings is the providers, the local model servers found and the
     // price table; each change answers the whole settings again.
     settings: () => request<Settings>("GET", "/settings"),
@@ -222,6 +225,23 @@ export function createApi(opts: ClientOptions = {}) {
     // testProvider lists the provider's models with its saved settings.
     testProvider: (name: ProviderName) => request<ProviderTest>("POST", `/settings/providers/${q(name)}/test`),
     updatePrices: (body: PricesUpdate) => request<Settings>("PUT", "/settings/prices", body),
+    // mcpServers lists config.json's MCP servers; testMCPServer connects to
+    // one as a run would and lists its tools.
+    mcpServers: async () => (await request<Schemas["McpServersBody"]>("GET", "/mcp/servers")).servers,
+    testMCPServer: (name: string) => request<MCPTest>("POST", `/mcp/servers/${q(name)}/test`),
+    // putMCPServer adds or replaces a server with its entry as pasted;
+    // removeMCPServer and setMCPState change config.json too. Each answers
+    // the servers after the change; a 400 invalid names the field.
+    putMCPServer: async (name: string, entry: unknown) =>
+      (await request<Schemas["McpServersBody"]>("PUT", `/mcp/servers/${q(name)}`, entry)).servers,
+    // projectServers reviews a workspace's .mcp.json; approveProject
+    // approves it as shown (its sha256: 409 when it changed since).
+    projectServers: (workspace: string) => request<ProjectView>("GET", `/mcp/project?workspace=${q(workspace)}`),
+    approveProject: (a: ProjectApproval) => request<ProjectView>("POST", "/mcp/project/approve", a),
+    revokeProject: (workspace: string) => request<ProjectView>("POST", "/mcp/project/revoke", { workspace }),
+    removeMCPServer: async (name: string) => (await request<Schemas["McpServersBody"]>("DELETE", `/mcp/servers/${q(name)}`)).servers,
+    setMCPState: async (name: string, state: Schemas["MCPState"]) =>
+      (await request<Schemas["McpServersBody"]>("PUT", `/mcp/servers/${q(name)}/state`, state)).servers,
     browserFrame,
     // artifactUrl and browserFrameUrl are here as well as module functions
     // so that views take them from the Services api: a recording's player

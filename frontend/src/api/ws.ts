@@ -20,7 +20,7 @@ export type EventSocketOptions = {
   // all-runs subscription does not replay, so refetch lists then.
   onOpen?: () => void;
   onStatus?: (s: SocketStatus) => void;
-  onCaughtUp?: (runId: string, seq: number) => void;
+  onCaughtUp?: (runId: string | undefined, seq: number) => void;
   url?: string;
   WebSocket?: typeof WebSocket;
   // Reconnect delays: initialMs doubling up to maxMs, with jitter.

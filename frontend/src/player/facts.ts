@@ -68,7 +68,8 @@ export function runFacts(events: readonly Event[], manifest?: Manifest | null): 
       }
       case "run.status": {
         const c = data as RunStatusData;
-        f.status = c.status;
+        // run.status's status is a plain string in Go (event.RunStatusData) until it names run.Status.
+        f.status = c.status as RunStatus;
         f.reason = c.reason;
         break;
       }
@@ -98,7 +99,7 @@ export function runOf(f: RunFacts, lastSeq: number): Run {
     reason: f.reason,
     instructions: f.instructions,
     workspace: f.workspace,
-    mode: f.mode,
+    mode: f.mode as Run["mode"], // as the recording says
     provider: f.provider,
     model: f.model,
     demo: f.demo,

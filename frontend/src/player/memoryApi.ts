@@ -99,6 +99,8 @@ export function createMemoryApi(rec: Recording, opts: MemoryApiOptions): Api {
         provider: "",
         demo: false,
         note: "a recording",
+        // The server always says; a recording has no machine to run commands on.
+        sandbox: { available: false, reason: "a recording runs no commands" },
       }),
     agents: () => Promise.resolve([]),
     runs: () => answer(() => [run()]),
@@ -149,6 +151,14 @@ export function createMemoryApi(rec: Recording, opts: MemoryApiOptions): Api {
     updateProvider: readOnly,
     testProvider: readOnly,
     updatePrices: readOnly,
+    mcpServers: () => Promise.resolve([]),
+    testMCPServer: readOnly,
+    putMCPServer: readOnly,
+    removeMCPServer: readOnly,
+    setMCPState: readOnly,
+    projectServers: readOnly,
+    approveProject: readOnly,
+    revokeProject: readOnly,
     // A recording has no live browser: the views show its screenshots.
     browserFrame: () => Promise.resolve(undefined),
     artifactUrl: (_runId, name) => artifacts.url(name),
@@ -162,7 +172,7 @@ export function nodeDetail(events: readonly Event[], t: RunTranscript | undefine
   const n = t?.nodes[nodeId];
   if (!n) throw notFound(`Node ${nodeId}`);
   const own = events.filter((e) => e.node_id === nodeId);
-  const finished = own.find((e) => e.type === "node.finished")?.data as (NodeFinishedData & { cost_usd?: number }) | undefined;
+  const finished = own.find((e) => e.type === "node.finished")?.data as NodeFinishedData | undefined;
   return {
     node: graphNode(n, finished?.cost_usd),
     events: own,
@@ -184,6 +194,11 @@ function graphNode(n: TranscriptNode, costUsd: number | undefined): GraphNode {
     duration_ms: n.durationMs ?? 0,
     error: n.error,
     attempts: n.kind === "llm" ? (n.attempts?.length ?? 0) + 1 : undefined,
-    usage: n.kind === "llm" && n.usage && n.finishedAt !== undefined ? { ...n.usage, cost_usd: costUsd } : undefined,
+    // As recorded, where the server's graph would say 0: node.finished
+    // leaves out a zero cached count, and a model with no price has no cost.
+    usage:
+      n.kind === "llm" && n.usage && n.finishedAt !== undefined
+        ? ({ ...n.usage, cost_usd: costUsd } as GraphNode["usage"])
+        : undefined,
   };
 }

@@ -57,7 +57,7 @@ describe("Timeline", () => {
 });
 
 describe("pacing", () => {
-  const evs = [0, 100, 100, 10_000, 10_050].map((ts, i) => ({ run_id: "r", seq: i + 1, ts, type: "llm.delta", data: {} }));
+  const evs = [0, 100, 100, 10_000, 10_050].map((ts, i) => ({ run_id: "r", seq: i + 1, ts, type: "llm.delta" as const, data: {} }));
 
   it("replays real time with long pauses shortened", () => {
     expect([...playTimes(evs)]).toEqual([0, 100, 100, 100 + maxGapMs, 150 + maxGapMs]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../api/types";
-import { emptyStream, reduce, type StreamState, type ToolNode } from "./reducer";
+import { emptyStream, reduce, type LlmNode, type Streamed, type StreamState, type ToolNode } from "./reducer";
+import { describeNotes, notesAfter } from "./serverFold";
 
 const run = "run_1";
 
@@ -385,11 +386,11 @@ describe("reduce, artifacts", () => {
 });
 
 describe("reduce, replays", () => {
-  const created = {
+  const created: Omit<Event, "run_id" | "seq" | "ts"> = {
     type: "run.created",
     data: { agent: { id: "ag_1", name: "demo", provider: "script", model: "" }, instructions: "go", workspace: "/r", mode: "ask", max_steps: 9, replay_of: "run_src" },
   };
-  const diverged = (step: number, got: string) => ({
+  const diverged = (step: number, got: string): Omit<Event, "run_id" | "seq" | "ts"> => ({
     type: "replay.diverged",
     node_id: "",
     data: { step, field: "messages[4].content (tool result of call_2)", recorded: "hello", got },
@@ -460,5 +461,76 @@ describe("reduceBatch", () => {
     expect(s.runs["run_big"]!.nodeOrder).toHaveLength(2002);
     // About 50 ms here; one event at a time took 2 s (each copied every node).
     expect(ms).toBeLessThan(1000);
+  });
+});
+
+describe("reduce, streamed text", () => {
+  it("holds a model call's streamed text as its deltas, each sharing the ones before", () => {
+    const s = replay(start);
+    const n = s.runs[run]!.nodes["n_llm"] as LlmNode;
+    const chunks = (x: Streamed | undefined): string[] => (x ? [...chunks(x.prev), x.text] : []);
+    expect(chunks(n.streamed)).toEqual(["I will ", "write\n  the file."]);
+    expect(n.streamed!.end).toBe(n.text.length);
+
+    const next = reduce(s, { run_id: run, seq: 7, ts: 0, type: "llm.delta", node_id: "n_llm", data: { text: "!" } });
+    const m = next.runs[run]!.nodes["n_llm"] as LlmNode;
+    // Appended, not copied: the earlier deltas are the same objects, and
+    // the state before is as it was.
+    expect(m.streamed!.prev).toBe(n.streamed);
+    expect(chunks(n.streamed)).toEqual(["I will ", "write\n  the file."]);
+    expect(m.text).toBe("I will write\n  the file.!");
+
+    // A retried attempt and the finished response leave no streamed text.
+    const retried = reduce(next, { run_id: run, seq: 8, ts: 0, type: "llm.attempt", node_id: "n_llm", data: { attempt: 1, kind: "server_error", error: "503", retry_in_ms: 10 } });
+    expect((retried.runs[run]!.nodes["n_llm"] as LlmNode).streamed).toBeUndefined();
+    const done = reduce(next, { run_id: run, seq: 8, ts: 0, type: "node.finished", node_id: "n_llm", data: { status: "succeeded", duration_ms: 1 } });
+    expect((done.runs[run]!.nodes["n_llm"] as LlmNode).streamed).toBeUndefined();
+    expect((done.runs[run]!.nodes["n_llm"] as LlmNode).text).toBe("I will write\n  the file.!");
+  });
+});
+
+describe("reduce, mcp.server", () => {
+  // A call whose server crashed, and the next call, which restarted it.
+  const servers = log(
+    ...start.map(({ type, node_id, data }) => ({ type, node_id, data })),
+    { type: "node.started", node_id: "n_exit", data: { kind: "tool", label: "mcp__fx__exit", tool: "mcp__fx__exit" } },
+    { type: "mcp.server", node_id: "n_exit", data: { server: "fx", state: "connected", era: "2026-07-28", transport: "stdio", attempt: 1 } },
+    { type: "mcp.server", node_id: "n_exit", data: { server: "fx", state: "crashed", reason: "exit status 1", stderr: "panic: boom", retry_in_ms: 500 } },
+    { type: "node.finished", node_id: "n_exit", data: { status: "failed", duration_ms: 3, is_error: true, code: "mcp_server_unavailable" } },
+    { type: "node.started", node_id: "n_echo", data: { kind: "tool", label: "mcp__fx__echo", tool: "mcp__fx__echo" } },
+    { type: "mcp.server", node_id: "n_echo", data: { server: "fx", state: "restarted", attempt: 2 } },
+    { type: "mcp.server", node_id: "n_echo", data: { server: "fx", state: "connected", era: "2026-07-28", transport: "stdio", attempt: 2 } },
+    // Not what this UI can read: left out, the rest kept.
+    { type: "mcp.server", node_id: "n_echo", data: { state: "connected" } },
+  );
+
+  it("keeps each event as a note placed after the call that met the server", () => {
+    const t = replay(servers).runs[run]!;
+    expect(t.servers.map((n) => [n.afterNode, n.state, n.attempt ?? 0])).toEqual([
+      ["n_exit", "connected", 1],
+      ["n_exit", "crashed", 0],
+      ["n_echo", "restarted", 2],
+      ["n_echo", "connected", 2],
+    ]);
+    expect(t.servers[1]).toMatchObject({ server: "fx", reason: "exit status 1", stderr: "panic: boom", retryInMs: 500, nodeId: "n_exit", seq: 9 });
+    expect(describeNotes(notesAfter(t, "n_exit"))).toBe(
+      "MCP server fx connected (2026-07-28, stdio); crashed (exit status 1), started again in 0.5 s at the soonest",
+    );
+    expect(describeNotes(notesAfter(t, "n_echo"))).toBe("MCP server fx restarted, attempt 2; connected (2026-07-28, stdio)");
+    // Nodes are untouched by it.
+    expect(t.nodeOrder).toEqual(["n_user", "n_llm", "n_exit", "n_echo"]);
+  });
+
+  it("places a note that names no call after the node started last, and does not mutate its input", () => {
+    const s = replay(start);
+    const before = JSON.stringify(s);
+    const next = reduce(s, { run_id: run, seq: 7, ts: 9, type: "mcp.server", data: { server: "gh", state: "failed", reason: "no such file", retry_in_ms: 2000 } });
+    expect(JSON.stringify(s)).toBe(before);
+    const t = next.runs[run]!;
+    expect(t.servers).toHaveLength(1);
+    expect(t.servers[0]!.afterNode).toBe("n_llm");
+    expect(describeNotes(t.servers)).toBe("MCP server gh could not be started, started again in 2 s at the soonest");
+    // Applied once: the same seq again changes nothing.
+    expect(reduce(next, { run_id: run, seq: 7, ts: 9, type: "mcp.server", data: { server: "gh", state: "failed" } })).toBe(next);
   });
 });

@@ -31,12 +31,14 @@ import type {
   ReplayDivergedData,
   RunStatus,
   RunSandbox,
+  RunProjectServers,
   RunStatusData,
   Refusals,
   ToolCall,
-  Usage,
 } from "../api/types";
 import { foldFileChanged, noFiles, type FileTouch, type RunFiles } from "./fileFold";
+import { foldProgress, type ToolProgress } from "./progressFold";
+import { foldServer, type ServerNote } from "./serverFold";
 
 // ApprovalState is the interaction opened on a tool node: an approval, or
 // the question of an ask_user call.
@@ -87,8 +89,9 @@ export type DecisionRecord =
 
 // ArtifactRecord is a file the run produced (artifact.created): a tool
 // call's screenshot, or the browser's recording; nodeId is the call's node,
-// absent for what the run produced as it ended.
-export type ArtifactRecord = ArtifactCreatedData & { seq: number; ts: number; nodeId?: string };
+// absent for what the run produced as it ended. kind is "" when a
+// recording left it out.
+export type ArtifactRecord = Omit<ArtifactCreatedData, "kind"> & { kind: ArtifactCreatedData["kind"] | ""; seq: number; ts: number; nodeId?: string };
 
 // Divergence is where a replay first sent the model something other than
 // its recording did (replay.diverged); afterNode is the node that started
@@ -122,11 +125,15 @@ export type LlmNode = NodeBase & {
   model?: string;
   // The text of the current attempt: a failed attempt's text is void.
   text: string;
+  // While it streams: the same text as its deltas came (see Streamed);
+  // gone once node.finished gives the whole response.
+  streamed?: Streamed;
   // The failed attempts that were retried, in order.
   attempts?: LLMAttemptData[];
   toolCalls?: ToolCall[];
   stopReason?: string;
-  usage?: Usage;
+  // The call's tokens as node.finished gives them (no cost: that is the run's).
+  usage?: NodeFinishedData["usage"];
 };
 export type ToolNode = NodeBase & {
   kind: "tool";
@@ -141,12 +148,27 @@ export type ToolNode = NodeBase & {
   approval?: ApprovalState;
   // Set by tool.executing: the call's side effect started.
   executing?: boolean;
+  // How far the call has got, as its tool last reported (tool.progress).
+  progress?: ToolProgress;
   // The interrupted node this retried call replaces.
   retryOf?: string;
   // What this call did to workspace files (file.changed), in order.
   files?: FileTouch[];
 };
 export type AgentNode = NodeBase & { kind: "agent" };
+
+// Streamed is a model call's streamed text as it came: the newest delta,
+// where the text so far ends, and the deltas before it. A delta is added
+// without copying those before (each Streamed shares the list it grew
+// from), so a view can render only what a delta added and leave the rest
+// as it drew it (transcript/StreamedText), where reading the whole text
+// again would flatten and parse all of it on every token.
+export type Streamed = { readonly text: string; readonly end: number; readonly prev?: Streamed };
+
+// appendStreamed is s with text added.
+export function appendStreamed(s: Streamed | undefined, text: string): Streamed {
+  return { text, end: (s?.end ?? 0) + text.length, prev: s };
+}
 export type TranscriptNode = UserNode | LlmNode | ToolNode | AgentNode;
 
 export type RunTranscript = {
@@ -181,6 +203,9 @@ export type RunTranscript = {
   breakBefore: string[];
   // What became of the run's commands: sandboxed or not, and why.
   sandbox?: RunSandbox;
+  // What the run was offered of its workspace's .mcp.json, when its agent
+  // uses project servers.
+  project?: RunProjectServers;
   // Node ids in the order their node.started arrived.
   nodeOrder: string[];
   nodes: Record<string, TranscriptNode>;
@@ -190,6 +215,8 @@ export type RunTranscript = {
   files: RunFiles;
   // Every file the run produced, in log order.
   artifacts: ArtifactRecord[];
+  // What became of the MCP servers its calls reached (mcp.server), in log order.
+  servers: ServerNote[];
 };
 
 export type StreamState = { runs: Record<string, RunTranscript> };
@@ -197,7 +224,7 @@ export type StreamState = { runs: Record<string, RunTranscript> };
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [] };
+  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [], servers: [] };
 }
 
 // reduce applies one event to the state of all runs.
@@ -305,6 +332,7 @@ function apply(d: Draft, e: Event): void {
       t.replayOf = c.replay_of || undefined;
       t.breakBefore = c.break_before ?? [];
       t.sandbox = c.sandbox;
+      t.project = c.project_servers;
       return;
     }
     case "run.breakpoints":
@@ -312,7 +340,8 @@ function apply(d: Draft, e: Event): void {
       return;
     case "run.status": {
       const c = data as RunStatusData;
-      t.status = c.status;
+      // run.status's status is a plain string in Go (event.RunStatusData) until it names run.Status.
+      t.status = c.status as RunStatus;
       t.reason = c.reason;
       t.error = c.error;
       t.next = c.next;
@@ -331,13 +360,19 @@ function apply(d: Draft, e: Event): void {
       return;
     case "llm.delta": {
       const c = data as LLMDeltaData;
-      updateNode(d, e.node_id, (n) => (n.kind === "llm" ? { ...n, text: n.text + (c.text ?? "") } : n));
+      // As the text was concatenated before: whatever a recording holds, as a string.
+      const text = String(c.text ?? "");
+      updateNode(d, e.node_id, (n) =>
+        n.kind === "llm" && text !== "" ? { ...n, text: n.text + text, streamed: appendStreamed(n.streamed, text) } : n,
+      );
       return;
     }
     case "llm.attempt": {
       // The attempt failed and is retried: its streamed text is void.
       const c = data as LLMAttemptData;
-      updateNode(d, e.node_id, (n) => (n.kind === "llm" ? { ...n, text: "", attempts: [...(n.attempts ?? []), c] } : n));
+      updateNode(d, e.node_id, (n) =>
+        n.kind === "llm" ? { ...n, text: "", streamed: undefined, attempts: [...(n.attempts ?? []), c] } : n,
+      );
       return;
     }
     case "tool.executing":
@@ -377,6 +412,14 @@ function apply(d: Draft, e: Event): void {
     }
     case "artifact.created":
       addArtifact(d, e, data as Partial<ArtifactCreatedData>);
+      return;
+    case "mcp.server":
+      // Rare, and folded in its own file: it copies the list it adds to.
+      d.t = foldServer(t, e);
+      return;
+    case "tool.progress":
+      // Each says where the call stands now: the latest is kept (progressFold.ts).
+      updateNode(d, e.node_id, (n) => foldProgress(n, e));
       return;
     case "replay.diverged":
       // Recorded once; should another come, the first difference is the one that explains the rest.
@@ -458,6 +501,7 @@ function finishNode(n: TranscriptNode, ts: number, c: NodeFinishedData): Transcr
         ...closed,
         // The full response replaces the streamed text; an empty one is omitted on the wire.
         text: c.text ?? n.text,
+        streamed: undefined,
         toolCalls: c.tool_calls,
         stopReason: c.stop_reason,
         usage: c.usage,

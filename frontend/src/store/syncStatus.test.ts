@@ -15,7 +15,7 @@ afterEach(() => sync?.stop());
 const running = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "running", instructions: "Write", workspace: "/ws",
   mode: "ask", provider: "script", model: "", demo: true, unattended: false, created_at: 1, updated_at: 1, last_seq: 2,
-  steps: 1, pending_approvals: 0, usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 },
+  steps: 1, pending_approvals: 0, usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 },
   capabilities: ["pause", "steer", "cancel", "fork", "break", "unbreak"],
 } satisfies Run;
 

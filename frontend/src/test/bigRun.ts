@@ -2,14 +2,14 @@
 // (streamed in deltas) and three tool calls, about 10,000 events and 2,000
 // nodes in all.
 
-import type { Event } from "../api/types";
+import type { Event, EventType } from "../api/types";
 
 export type BigRunOptions = { turns?: number; toolsPerTurn?: number; deltas?: number; runId?: string };
 
 export function bigRunEvents({ turns = 500, toolsPerTurn = 3, deltas = 5, runId = "run_big" }: BigRunOptions = {}): Event[] {
   const out: Event[] = [];
   let seq = 0;
-  const push = (type: string, node_id: string | undefined, data: unknown) =>
+  const push = (type: EventType, node_id: string | undefined, data: unknown) =>
     out.push({ run_id: runId, seq: ++seq, ts: 1_000 + seq, type, node_id, data });
   push("run.created", undefined, {
     agent: { id: "ag", name: "bench", provider: "script", model: "", demo: true },

@@ -1,7 +1,7 @@
 // A fake WebSocket for tests: records what the client sends and lets the
 // test play the server.
 
-import type { Event } from "../api/types";
+import type { Event, EventType } from "../api/types";
 
 export class FakeSocket {
   static all: FakeSocket[] = [];
@@ -28,7 +28,7 @@ export class FakeSocket {
     this.readyState = 3;
     this.onclose?.();
   }
-  event(run_id: string, seq: number, type = "llm.delta", data: unknown = {}, node_id?: string) {
+  event(run_id: string, seq: number, type: EventType = "llm.delta", data: unknown = {}, node_id?: string) {
     const e: Event = { run_id, seq, ts: 0, type, data, node_id };
     this.message({ type: "event", event: e });
   }

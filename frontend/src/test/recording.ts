@@ -2,7 +2,7 @@
 // writes one: a model call asking for two tools, a file written (both
 // contents embedded), an approval, a screenshot, a last answer.
 
-import type { Event } from "../api/types";
+import type { Event, EventType } from "../api/types";
 import { recordingFormat, recordingVersion, type Recording } from "../player/recording";
 
 export const runId = "run_rec1";
@@ -15,7 +15,7 @@ export const pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQV
 
 export function recordingEvents(): Event[] {
   const out: Event[] = [];
-  const add = (type: string, node_id: string | undefined, data: unknown) =>
+  const add = (type: EventType, node_id: string | undefined, data: unknown) =>
     out.push({ run_id: runId, seq: out.length + 1, ts: 1_000_000 + out.length * 500, type, node_id, data });
   const writeArgs = { path: "hello.txt", content: "hello, world\n" };
   add("run.created", undefined, {

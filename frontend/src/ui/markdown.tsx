@@ -97,6 +97,34 @@ export function parseBlocks(src: string): Block[] {
   return blocks;
 }
 
+// settledLength is how much of src, a text that may still grow at its end,
+// parses now as it always will: up to the end of its last complete blank
+// line outside a code fence, where parseBlocks ends every open block. So
+// parseBlocks(src) is parseBlocks of that prefix and then of the rest, and
+// a view of streaming text parses and renders the prefix once
+// (transcript/StreamedText). 0 when there is no such line.
+export function settledLength(src: string): number {
+  const line = /\r\n|\r|\n/g;
+  let settled = 0;
+  let start = 0;
+  let fence: string | undefined; // the open fence's marker
+  for (let m = line.exec(src); m; m = line.exec(src)) {
+    // A line is complete at its end of line; a trailing \r may be half of \r\n.
+    if (m[0] === "\r" && m.index + 1 === src.length) break;
+    const text = src.slice(start, m.index);
+    start = m.index + m[0].length;
+    if (fence !== undefined) {
+      const close = /^ {0,3}(`{3,})\s*$/.exec(text);
+      if (close && close[1]!.length >= fence.length) fence = undefined;
+      continue;
+    }
+    const open = fenceRe.exec(text);
+    if (open) fence = open[1]!;
+    else if (text.trim() === "") settled = start;
+  }
+  return settled;
+}
+
 export type RenderText = (text: string) => ReactNode;
 
 const plain: RenderText = (t) => t;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useState, type FormEvent, type ReactNode } from "react";
-import type { AgentDefinition, AgentProvider, PermissionMode, SandboxMode, SandboxNetwork, ToolSpec } from "../../api/types";
+import type { AgentDefinition, AgentProvider, MCPServer, PermissionMode, SandboxMode, SandboxNetwork, ToolSpec } from "../../api/types";
 import { useApp, useServices } from "../../store/context";
 import { errorMessage } from "../../ui/format";
 import { fieldOf, formOf, newForm, toInput, type AgentForm, type FieldName } from "./form";
@@ -17,14 +17,16 @@ type Props = {
 // when one is edited), then shows the form.
 export function AgentEditor({ id, title, onSaved, onCancel }: Props) {
   const { api } = useServices();
-  const [loaded, setLoaded] = useState<{ catalog: ToolSpec[]; form: AgentForm }>();
+  const [loaded, setLoaded] = useState<{ catalog: ToolSpec[]; mcp: MCPServer[]; form: AgentForm }>();
   const [error, setError] = useState<string>();
 
   const load = useCallback(async () => {
     setError(undefined);
     try {
-      const [catalog, agent] = await Promise.all([api.tools(), id ? api.agent(id) : Promise.resolve(undefined)]);
-      setLoaded({ catalog, form: agent ? formOf(agent) : newForm(catalog) });
+      // A server without MCP (or an older one) lists no MCP servers.
+      const mcp = api.mcpServers().catch((): MCPServer[] => []);
+      const [catalog, agent, servers] = await Promise.all([api.tools(), id ? api.agent(id) : Promise.resolve(undefined), mcp]);
+      setLoaded({ catalog, mcp: servers, form: agent ? formOf(agent) : newForm(catalog) });
     } catch (err) {
       setError(errorMessage(err));
     }
@@ -40,7 +42,7 @@ export function AgentEditor({ id, title, onSaved, onCancel }: Props) {
         <h1>{title}</h1>
       </header>
       {loaded ? (
-        <EditorForm id={id} catalog={loaded.catalog} initial={loaded.form} onSaved={onSaved} onCancel={onCancel} />
+        <EditorForm id={id} catalog={loaded.catalog} mcp={loaded.mcp} initial={loaded.form} onSaved={onSaved} onCancel={onCancel} />
       ) : error ? (
         <>
           <p className="form-error" role="alert">
@@ -107,6 +109,7 @@ export const sandboxModes: { value: SandboxMode; label: string; note: string }[]
 type FormProps = {
   id?: string;
   catalog: ToolSpec[];
+  mcp: MCPServer[];
   initial: AgentForm;
   onSaved: (a: AgentDefinition) => void | Promise<void>;
   onCancel: () => void;
@@ -115,7 +118,7 @@ type FormProps = {
 // EditorForm is the agent's definition as a form. A failed save keeps what
 // was typed and shows the server's message next to the Save button, marking
 // the field it names.
-function EditorForm({ id, catalog, initial, onSaved, onCancel }: FormProps) {
+function EditorForm({ id, catalog, mcp, initial, onSaved, onCancel }: FormProps) {
   const { api } = useServices();
   const [f, setF] = useState(initial);
   const [error, setError] = useState<{ message: string; field?: FieldName }>();
@@ -239,10 +242,27 @@ function EditorForm({ id, catalog, initial, onSaved, onCancel }: FormProps) {
       <Fieldset legend="Tools">
         <ToolPicker
           catalog={catalog}
+          mcp={mcp}
           selected={f.tools}
           invalid={error?.field === "tools"}
           onChange={(tools) => setF((prev) => ({ ...prev, tools, break_before: prev.break_before.filter((t) => tools.includes(t)) }))}
         />
+        <div className="field">
+          <label className="check-label">
+            <input
+              id={fid("project_servers")}
+              type="checkbox"
+              checked={f.project_servers}
+              onChange={(e) => set("project_servers", e.target.checked)}
+              {...mark("project_servers")}
+            />
+            Project MCP servers: those of the workspace's .mcp.json
+          </label>
+          <p className="hint muted">
+            Offered only once you approve the file in that workspace (New run shows it), and again after it changes. Their tools are
+            never trusted, and a server named like one of yours is not offered.
+          </p>
+        </div>
       </Fieldset>
 
       <Fieldset legend="Permissions">

@@ -6,7 +6,7 @@ import { AgentsPage } from "./AgentsPage";
 
 afterEach(cleanup);
 
-const info: Info = { version: "0.1.0", default_workspace: "/ws", provider: "script", demo: true, note: "" };
+const info: Info = { version: "0.1.0", default_workspace: "/ws", provider: "script", demo: true, note: "", sandbox: { available: true } };
 
 const catalog: ToolSpec[] = [
   { name: "read_file", description: "Reads a file of the workspace.", risk: "read", schema: {} },
@@ -214,6 +214,29 @@ describe("AgentsPage", () => {
       sandbox_network: "off",
     });
     await screen.findByTestId("agent-row");
+  });
+
+  it("offers the MCP servers of config.json, and keeps a server's tools the agent names", async () => {
+    const mcpDef = { ...def, tools: ["read_file", "mcp__fx__echo"] };
+    const fx = { name: "fx", prefix: "mcp__fx__", type: "stdio", command: "fx-server", protocol: "auto", trusted: false, legacy: false, sessions: 0 };
+    const gh = { name: "github", prefix: "mcp__github__", type: "http", url: "https://mcp.example/gh", protocol: "auto", trusted: true, legacy: false, sessions: 0 };
+    const { sent } = renderWith(
+      <AgentsPage />,
+      agentsServer([mcpDef], {
+        "GET /mcp/servers": ok({ servers: [fx, gh] }),
+        "PUT /agents/ag_1": (body) => [200, { ...mcpDef, ...(body as object) }],
+      }),
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "Edit agent default" }));
+    const group = await screen.findByTestId("mcp-tools");
+    // The one tool of fx the agent names is kept, not listed as unknown.
+    expect((within(group).getByRole("checkbox", { name: "mcp__fx__echo" }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByText("Not offered by the server")).toBeNull();
+    expect(within(group).getByText("untrusted")).toBeTruthy();
+    fireEvent.click(within(group).getByRole("checkbox", { name: "mcp__github__*" }));
+    fireEvent.click(screen.getByTestId("agent-save"));
+    await waitFor(() => expect(sent("PUT", "/agents/ag_1")).toHaveLength(1));
+    expect((sent("PUT", "/agents/ag_1")[0]!.body as { tools: string[] }).tools).toEqual(["read_file", "mcp__fx__echo", "mcp__github__*"]);
   });
 
   it("round-trips send_images: shown as saved, sent when ticked, left out when not", async () => {

@@ -1,5 +1,5 @@
 import { useId } from "react";
-import type { ToolSpec } from "../../api/types";
+import type { MCPServer, ToolSpec } from "../../api/types";
 
 type Risk = ToolSpec["risk"];
 
@@ -14,6 +14,9 @@ const risks: { risk: Risk; label: string; note: string }[] = [
 
 type Props = {
   catalog: readonly ToolSpec[];
+  // mcp is config.json's MCP servers: an agent takes all of a server's
+  // tools (mcp__<server>__*) or some of them by name.
+  mcp?: readonly MCPServer[];
   selected: readonly string[];
   onChange: (tools: string[]) => void;
   invalid?: boolean; // the last save failed over the tools
@@ -22,14 +25,15 @@ type Props = {
 // ToolPicker is the agent's tools as checklists, one per risk. Tools the
 // agent names that the server no longer offers are listed apart, so they can
 // be taken away (the server refuses to save them).
-export function ToolPicker({ catalog, selected, onChange, invalid }: Props) {
+export function ToolPicker({ catalog, selected, onChange, invalid, mcp = [] }: Props) {
   const id = useId();
   const set = new Set(selected);
-  const unknown = selected.filter((t) => !catalog.some((c) => c.name === t));
+  const server = (t: string) => mcp.find((s) => t.startsWith(s.prefix));
+  const unknown = selected.filter((t) => !catalog.some((c) => c.name === t) && !server(t));
   const toggle = (name: string, on: boolean) =>
     onChange(on ? [...selected.filter((t) => t !== name), name] : selected.filter((t) => t !== name));
 
-  if (catalog.length === 0 && unknown.length === 0) {
+  if (catalog.length === 0 && unknown.length === 0 && mcp.length === 0) {
     return <p className="empty">The server offers no tools: the agent can only answer in text.</p>;
   }
   return (
@@ -71,6 +75,47 @@ export function ToolPicker({ catalog, selected, onChange, invalid }: Props) {
           </div>
         );
       })}
+      {mcp.length > 0 && (
+        <div className="tool-group" role="group" aria-labelledby={`${id}-mcp`} data-testid="mcp-tools">
+          <div className="tool-group-head" id={`${id}-mcp`}>
+            <strong>MCP servers</strong>{" "}
+            <span className="muted">
+              an untrusted server's tools ask in every mode but auto; a trusted one's annotations decide (Settings → MCP servers
+              lists each server's tools)
+            </span>
+          </div>
+          <ul>
+            {mcp.map((s) => {
+              const all = s.prefix + "*";
+              const some = selected.filter((t) => t !== all && server(t) === s);
+              return (
+                <li key={s.name}>
+                  <label className="tool-option">
+                    <input type="checkbox" aria-label={all} checked={set.has(all)} onChange={(e) => toggle(all, e.target.checked)} />
+                    <code>{all}</code>
+                    <span className={s.trusted ? "mcp-trust trusted" : "mcp-trust"}>{s.trusted ? "trusted" : "untrusted"}</span>
+                    <span className="tool-description muted">
+                      every tool of {s.name} ({s.type === "stdio" ? s.command : s.url})
+                    </span>
+                  </label>
+                  {some.length > 0 && (
+                    <ul>
+                      {some.map((t) => (
+                        <li key={t}>
+                          <label className="tool-option">
+                            <input type="checkbox" aria-label={t} checked onChange={() => toggle(t, false)} />
+                            <code>{t}</code>
+                          </label>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      )}
       {unknown.length > 0 && (
         <div className="tool-group" role="group" aria-labelledby={`${id}-unknown`}>
           <div className="tool-group-head" id={`${id}-unknown`}>

@@ -23,6 +23,8 @@ export type AgentForm = {
   base_url: string;
   // Screenshots go to the model as images (a model that accepts them).
   send_images: boolean;
+  // The workspace's approved .mcp.json servers are offered too.
+  project_servers: boolean;
   script: string;
   system_prompt: string;
   tools: string[];
@@ -64,6 +66,7 @@ export function newForm(catalog: readonly ToolSpec[]): AgentForm {
     model: "",
     base_url: "",
     send_images: false,
+    project_servers: false,
     script: "",
     system_prompt: "",
     tools: catalog.filter((t) => t.risk === "read").map((t) => t.name),
@@ -90,6 +93,7 @@ export function formOf(a: AgentDefinition): AgentForm {
     model: a.model ?? "",
     base_url: a.base_url ?? "",
     send_images: !!a.send_images,
+    project_servers: !!a.project_servers,
     script: a.script ?? "",
     system_prompt: a.system_prompt ?? "",
     tools: [...(a.tools ?? [])],
@@ -144,6 +148,7 @@ export function toInput(f: AgentForm): Built {
   };
   if (usesModel && f.base_url.trim()) input.base_url = f.base_url.trim();
   if (usesModel && f.send_images) input.send_images = true;
+  if (f.project_servers) input.project_servers = true;
   if (f.script.trim()) input.script = f.script.trim();
   if (f.rules.length > 0) {
     input.rules = f.rules.map((r) => (r.match.trim() ? { effect: r.effect, tool: r.tool, match: r.match.trim() } : { effect: r.effect, tool: r.tool }));
@@ -170,6 +175,7 @@ const fields: readonly FieldName[] = [
   "model",
   "base_url",
   "send_images",
+  "project_servers",
   "script",
   "system_prompt",
   "tools",

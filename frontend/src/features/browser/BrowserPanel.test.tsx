@@ -12,7 +12,7 @@ const run = {
   id: "run_b", agent_id: "ag_1", agent_name: "surfer", status: "running", instructions: "Look it up",
   workspace: "/ws", mode: "auto", provider: "script", model: "", demo: false, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "cancel"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["pause", "cancel"],
 } satisfies Run;
 
 type Ev = Omit<Event, "run_id" | "seq" | "ts">;

@@ -12,7 +12,7 @@ const base = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "paused", instructions: "go",
   workspace: "/ws", mode: "ask", provider: "script", model: "", demo: false, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 1, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 },
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 },
   capabilities: ["continue", "step", "steer", "cancel", "fork", "break", "unbreak"],
 } satisfies Run;
 

@@ -1,6 +1,6 @@
 import { useApp } from "../../store/context";
-import { selectRun } from "../../store/store";
-import { can, liveRun, title } from "./liveRun";
+import { can, title } from "./liveRun";
+import { useLiveRun } from "./useLiveRun";
 import { useCommand } from "./useCommand";
 
 // BreakToggle sets or clears a breakpoint on a tool for the rest of a run:
@@ -9,11 +9,9 @@ import { useCommand } from "./useCommand";
 // The breakpoint is the run's (the agent is not changed) and is recorded in
 // its log, so it holds after a restart.
 export function BreakToggle({ runId, tool }: { runId: string; tool: string }) {
-  const run = useApp((s) => selectRun(s, runId));
-  const t = useApp((s) => s.stream.runs[runId]);
-  const live = liveRun(run, t);
+  const live = useLiveRun(runId);
   const { send, busy, error } = useCommand(runId);
-  const on = t?.breakBefore.includes(tool) ?? false;
+  const on = useApp((s) => s.stream.runs[runId]?.breakBefore.includes(tool) ?? false);
   const cmd = on ? "unbreak" : "break";
   const legal = can(live, cmd);
   return (

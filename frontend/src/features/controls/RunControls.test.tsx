@@ -12,7 +12,7 @@ const baseRun = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "running", instructions: "Write hello.txt",
   workspace: "/ws", mode: "ask", provider: "script", model: "", demo: true, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
 } satisfies Run;
 
 const created = {
@@ -51,7 +51,7 @@ function setup(run: Run, events: Omit<Event, "run_id" | "seq" | "ts">[], answer:
 
 const button = (name: string) => screen.getByRole("button", { name }) as HTMLButtonElement;
 
-const running = [
+const running: Omit<Event, "run_id" | "seq" | "ts">[] = [
   { type: "run.created", data: created },
   { type: "run.status", data: { status: "running" } },
   { type: "node.started", node_id: "n1", data: { kind: "agent", label: "demo" } },
@@ -60,7 +60,7 @@ const running = [
   { type: "node.started", node_id: "n3", data: { kind: "llm", label: "model call 1" } },
 ];
 
-function pausedAt(next: object, caps: CommandType[]) {
+function pausedAt(next: object, caps: CommandType[]): { run: Run; events: Omit<Event, "run_id" | "seq" | "ts">[] } {
   return {
     run: { ...baseRun, status: "paused", reason: "paused by the user", next, capabilities: caps } as Run,
     events: [

@@ -1,5 +1,5 @@
 import "./controls.css";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { CommandType } from "../../api/types";
 import { useApp } from "../../store/context";
 import { Dialog } from "../../ui/Dialog";
@@ -29,9 +29,11 @@ export function RunControls({ runId, live, send, busy }: Props) {
   const selectedStatus = useApp((s) => (selected ? s.stream.runs[runId]?.nodes[selected]?.status : undefined));
 
   // The listener is added once and reads the newest values through a ref:
-  // the header re-renders on every streamed event.
+  // the header re-renders on every streamed event. The ref is set as the
+  // DOM is (a layout effect), not after the paint: a key pressed when a
+  // button shows enabled again acts on what the button shows.
   const latest = useRef({ live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: false });
-  useEffect(() => {
+  useLayoutEffect(() => {
     latest.current = { live, send, busy, fork, showPane, pane, selected, selectedStatus, dialog: help || confirmCancel || !!chooser };
   });
 

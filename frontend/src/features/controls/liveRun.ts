@@ -21,13 +21,17 @@ export type LiveRun = {
   capsInterrupted: boolean;
 };
 
+// none is the capabilities of a run not fetched yet: one list, so that a
+// LiveRun of the same run compares equal field by field (useLiveRun).
+const none: readonly Capability[] = [];
+
 export function liveRun(run: Run | undefined, t: RunTranscript | undefined): LiveRun {
   const streamNewer = !!t?.status && t.lastSeq >= (run?.last_seq ?? 0);
   const caps =
     streamNewer && t?.capabilities && t.status
       ? { capabilities: t.capabilities, refusals: t.refusals, capsStatus: t.status, capsInterrupted: !!t.next?.interrupted }
       : {
-          capabilities: run?.capabilities ?? [],
+          capabilities: run?.capabilities ?? none,
           refusals: run?.refusals,
           capsStatus: run?.status ?? t?.status ?? "queued",
           capsInterrupted: !!run?.next?.interrupted,

@@ -14,7 +14,7 @@ const imported = {
   id: "run_imp", agent_id: "ag_theirs", agent_name: "theirs", status: "completed", instructions: "go",
   workspace: "/home/someone/project", mode: "auto", provider: "openai", model: "their-model", demo: false, unattended: true,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["fork", "replay"], imported_from: "run_far",
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["fork", "replay"], imported_from: "run_far",
 } satisfies Run;
 
 const mine: Agent = {

@@ -15,7 +15,7 @@ const source = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "completed", instructions: "go",
   workspace: "/ws", mode: "ask", provider: "script", model: "", demo: false, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 2, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["fork", "replay"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["fork", "replay"],
 } satisfies Run;
 
 const replayRun: Run = { ...source, id: "run_2", status: "running", created_at: 2, updated_at: 2, capabilities: ["pause", "cancel"], replay_of: "run_1" };

@@ -14,7 +14,7 @@ const run = {
   id: runId, agent_id: "ag_1", agent_name: "demo", status: "paused", instructions: "Tidy up",
   workspace: "/ws", mode: "edits", provider: "script", model: "", demo: true, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["continue", "cancel"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["continue", "cancel"],
 } satisfies Run;
 
 const view: FilesViewT = {

@@ -13,7 +13,7 @@ const baseRun = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "waiting", instructions: "Write",
   workspace: "/ws", mode: "ask", provider: "script", model: "", demo: true, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 1,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
 } satisfies Run;
 
 const turn: Omit<Event, "run_id" | "seq" | "ts">[] = [
@@ -112,7 +112,7 @@ describe("NodeActions", () => {
 
   it("retries or skips the interrupted call the paused run waits on, and only that one", async () => {
     const next = { kind: "tool", node_id: "w", tool: "write_file", interrupted: true };
-    const events = [
+    const events: Omit<Event, "run_id" | "seq" | "ts">[] = [
       ...turn.slice(0, 11),
       { type: "node.finished", node_id: "w", data: { status: "interrupted", duration_ms: 0 } },
       { type: "run.status", data: { status: "paused", reason: "recovered", next } },

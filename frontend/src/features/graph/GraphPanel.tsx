@@ -20,7 +20,6 @@ import { statusColour } from "../../ui/status";
 import { foldGraph, type FoldChoices } from "./fold";
 import {
   activeNode,
-  graphFromTranscript,
   keepSame,
   layoutGraph,
   nodeHeight,
@@ -35,6 +34,7 @@ import { NodeDetailPanel } from "./NodeDetail";
 import { OpenRun, OriginNode } from "./ForkLinks";
 import { FoldToggle, StepNode } from "./StepNode";
 import { maxZoom, minZoom, useGraphView } from "./useGraphView";
+import { useRunGraph } from "./useRunGraph";
 
 // At module scope: a new object each render would remount every node.
 const nodeTypes: NodeTypes = { step: StepNode, origin: OriginNode };
@@ -105,11 +105,12 @@ type CanvasProps = {
 };
 
 function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, replay }: CanvasProps) {
-  const t = useApp((s) => s.stream.runs[runId]);
   const [choices, setChoices] = useState<FoldChoices>({});
   const toggleFold = useCallback((id: string, open: boolean) => setChoices((c) => ({ ...c, [id]: open })), []);
 
-  const graph = useMemo(() => graphFromTranscript(t), [t]);
+  // The steps and edges, not the whole transcript: a streamed token changes
+  // neither, and renders nothing here.
+  const graph = useRunGraph(runId);
   // Steps that draw as before keep their objects, so their nodes do not render again.
   const stable = useRef(new Map<string, StepData>());
   const folded = useMemo(() => {
@@ -119,10 +120,10 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
 
   // A fork's origin: the run and node it came from, with that node's label
   // when the source run is in the store.
-  const from = t?.forkedFrom;
+  const from = useApp((s) => s.stream.runs[runId]?.forkedFrom);
   const sourceLabel = useApp((s) => (from ? s.stream.runs[from.run_id]?.nodes[from.node_id]?.label : undefined));
-  const firstNode = t?.nodeOrder[0];
-  const origin = useMemo(() => originOf(t, sourceLabel), [from, firstNode, sourceLabel]);
+  const firstNode = useApp((s) => s.stream.runs[runId]?.nodeOrder[0]);
+  const origin = useMemo(() => originOf(from && { forkedFrom: from, nodeOrder: firstNode ? [firstNode] : [] }, sourceLabel), [from, firstNode, sourceLabel]);
 
   // Lay out again only when nodes or edges were added (or folded), not on each streamed token.
   const key = structureKey(folded.nodes, folded.edges, origin);

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { useApp } from "../../store/context";
-import { selectRun } from "../../store/store";
 import { ForkButton } from "../controls/Fork";
-import { can, liveRun, title } from "../controls/liveRun";
+import { can, title } from "../controls/liveRun";
+import { useLiveRun } from "../controls/useLiveRun";
 import { useCommand } from "../controls/useCommand";
 import { useAnswer } from "../inbox/useAnswer";
 
@@ -14,9 +14,7 @@ import { useAnswer } from "../inbox/useAnswer";
 // breakpoint toggle (features/controls/BreakToggle).
 export function NodeActions({ runId, nodeId }: { runId: string; nodeId: string }) {
   const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
-  const run = useApp((s) => selectRun(s, runId));
-  const t = useApp((s) => s.stream.runs[runId]);
-  const live = liveRun(run, t);
+  const live = useLiveRun(runId);
   const { send, busy, error } = useCommand(runId);
 
   const approval = n?.kind === "tool" && n.status === "waiting" && n.approval && !n.approval.decision ? n.approval : undefined;

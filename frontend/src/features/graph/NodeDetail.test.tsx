@@ -13,7 +13,7 @@ const run = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "paused", instructions: "Write hello.txt",
   workspace: "/ws", mode: "ask", provider: "script", model: "", demo: true, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 4, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 12, output_tokens: 5, cached_tokens: 0 }, capabilities: ["continue", "fork"],
+  usage: { input_tokens: 12, output_tokens: 5, cached_tokens: 0, cost_usd: 0 }, capabilities: ["continue", "fork"],
 } satisfies Run;
 
 const events: Event[] = [
@@ -30,11 +30,11 @@ const events: Event[] = [
 const detail: NodeDetail = {
   node: {
     id: "n3", kind: "llm", status: "succeeded", label: "model call 1", parent: "n1", after: ["n2"],
-    started_at: 1001, finished_at: 1701, duration_ms: 700, attempts: 2, usage: { input_tokens: 12, output_tokens: 5, cached_tokens: 0 },
+    started_at: 1001, finished_at: 1701, duration_ms: 700, attempts: 2, usage: { input_tokens: 12, output_tokens: 5, cached_tokens: 0, cost_usd: 0 },
   },
   events: events.filter((e) => e.node_id === "n3"),
   input: [
-    { role: "system", text: "You are a demo." },
+    { role: "user", text: "You are a demo." },
     { role: "user", text: "Write hello.txt" },
   ],
 };

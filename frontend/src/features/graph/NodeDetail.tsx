@@ -44,7 +44,10 @@ export function NodeDetailPanel({ runId, nodeId, onClose }: { runId: string; nod
   );
   const n = recorded && (!live || recorded.status === live.status) ? recorded : live;
   const g = detail?.node;
-  const usage = (n?.kind === "llm" ? n.usage : undefined) ?? g?.usage;
+  const own = n?.kind === "llm" ? n.usage : undefined;
+  const usage = own ?? g?.usage;
+  // A cost is the graph's (GET /nodes): node.finished's usage carries none.
+  const cost = own ? undefined : g?.usage?.cost_usd;
   const attempts = g?.attempts ?? (n?.kind === "llm" ? (n.attempts?.length ?? 0) + 1 : undefined);
   const durationMs = n?.durationMs ?? (g?.finished_at ? g.duration_ms : undefined);
 
@@ -87,7 +90,7 @@ export function NodeDetailPanel({ runId, nodeId, onClose }: { runId: string; nod
             <dd>
               {usage.input_tokens} in / {usage.output_tokens} out
               {usage.cached_tokens ? ` (${usage.cached_tokens} cached)` : ""}
-              {usage.cost_usd ? ` · $${usage.cost_usd.toFixed(4)}` : ""}
+              {cost ? ` · $${cost.toFixed(4)}` : ""}
             </dd>
           </>
         )}

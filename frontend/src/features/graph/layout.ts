@@ -14,7 +14,7 @@
 // so the picture does not reshuffle while a person watches it.
 
 import type { Edge, Node } from "@xyflow/react";
-import type { GraphEdge, NodeKind, Usage } from "../../api/types";
+import type { GraphEdge, NodeFinishedData, NodeKind } from "../../api/types";
 import type { RunTranscript, TranscriptNode } from "../../store/reducer";
 import type { Fold } from "./fold";
 
@@ -28,7 +28,7 @@ export type StepData = {
   parent?: string;
   after: string[];
   tool?: string;
-  usage?: Usage;
+  usage?: NodeFinishedData["usage"];
   // A model node whose turn has tool calls: how they are folded.
   fold?: Fold;
   // The runs forked from this node.
@@ -97,7 +97,7 @@ export function graphFromTranscript(t: RunTranscript | undefined): { nodes: Step
 // originOf is the origin of a forked run (undefined for a run that was not
 // forked), with the label of the node it was forked at when the caller
 // knows it (the source run is in the store).
-export function originOf(t: RunTranscript | undefined, sourceLabel?: string): OriginData | undefined {
+export function originOf(t: Pick<RunTranscript, "forkedFrom" | "nodeOrder"> | undefined, sourceLabel?: string): OriginData | undefined {
   const f = t?.forkedFrom;
   if (!f) return undefined;
   return { id: `origin:${f.run_id}:${f.node_id}`, run: f.run_id, node: f.node_id, label: sourceLabel, to: t.nodeOrder[0] };

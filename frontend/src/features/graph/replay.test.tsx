@@ -15,7 +15,7 @@ const run = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "completed", instructions: "Write",
   workspace: "/ws", mode: "ask", provider: "script", model: "", demo: true, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["fork"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["fork"],
 } satisfies Run;
 
 // A chain of model calls, each after the last: a column of 62 nodes, far

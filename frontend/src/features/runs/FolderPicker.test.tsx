@@ -6,7 +6,7 @@ import { ServicesProvider } from "../../store/context";
 import { createAppStore } from "../../store/store";
 import { NewRunForm } from "./NewRunForm";
 
-const info: Info = { version: "0.1.0", default_workspace: "/home/me/ws", provider: "script", demo: true, note: "" };
+const info: Info = { version: "0.1.0", default_workspace: "/home/me/ws", provider: "script", demo: true, note: "", sandbox: { available: true } };
 const agent = { id: "ag_1", name: "demo", demo: true, effective_provider: "script", effective_model: "" } as Agent;
 
 // The server's disk: folder → its subfolders.

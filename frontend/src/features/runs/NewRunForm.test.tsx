@@ -84,7 +84,7 @@ describe("NewRunForm in the desktop window", () => {
       store: createAppStore({
         agents: [agent],
         listsLoaded: true,
-        info: { version: "t", default_workspace: "/tmp", provider: "openai", demo: false, note: "", desktop: true },
+        info: { version: "t", default_workspace: "/tmp", provider: "openai", demo: false, note: "", sandbox: { available: true }, desktop: true },
       }),
       refreshLists: vi.fn(async () => {}),
       refreshRun: vi.fn(async () => {}),

@@ -4,6 +4,7 @@ import { DemoLabel } from "../../ui/StatusBadge";
 import { errorMessage } from "../../ui/format";
 import type { PermissionMode as Mode, StartRun } from "../../api/types";
 import { WorkspaceField } from "./WorkspaceField";
+import { ProjectReview } from "./ProjectReview";
 
 // What each permission mode lets run without asking, for the mode picker.
 const modes: { value: Mode; label: string }[] = [
@@ -93,6 +94,7 @@ export function NewRunForm() {
         />
       </label>
       <WorkspaceField id={wsId} label="Workspace" value={ws} onChange={setWorkspace} onError={setError} />
+      {agent?.project_servers && ws && <ProjectReview workspace={ws} />}
       <label className="field">
         <span>Permissions</span>
         <select aria-label="Permission mode" value={mode} onChange={(e) => setMode(e.target.value as Mode | "")}>

@@ -6,7 +6,7 @@ import { SettingsPage } from "./SettingsPage";
 
 afterEach(cleanup);
 
-const info: Info = { version: "0.1.0", default_workspace: "/ws", provider: "openai", demo: false, note: "" };
+const info: Info = { version: "0.1.0", default_workspace: "/ws", provider: "openai", demo: false, note: "", sandbox: { available: true } };
 
 const openai: ProviderSettings = {
   name: "openai",

@@ -5,14 +5,16 @@ import { useApp, useServices } from "../../store/context";
 import { errorMessage } from "../../ui/format";
 import { refreshAgents } from "../agents/refresh";
 import { GrantsView } from "./GrantsView";
+import { MCPServersSection } from "./MCPServersSection";
 import { PricesSection } from "./PricesSection";
 import { ProvidersSection } from "./ProvidersSection";
 
-export type SettingsSection = "providers" | "prices" | "grants";
+export type SettingsSection = "providers" | "prices" | "mcp" | "grants";
 
 export const sections: { value: SettingsSection; label: string }[] = [
   { value: "providers", label: "Providers" },
   { value: "prices", label: "Prices" },
+  { value: "mcp", label: "MCP servers" },
   { value: "grants", label: "Grants" },
 ];
 
@@ -20,16 +22,16 @@ export function isSettingsSection(page: string): page is SettingsSection {
   return sections.some((s) => s.value === page);
 }
 
-// SettingsPage is the settings, one section at a time: providers, prices and
-// grants. The settings are read when a section that shows them opens; every
-// change answers them whole, which replaces what is held.
+// SettingsPage is the settings, one section at a time: providers, prices,
+// MCP servers and grants. The settings are read when a section that shows
+// them opens; every change answers them whole, which replaces what is held.
 export function SettingsPage({ section }: { section: SettingsSection }) {
   const { api, store } = useServices();
   const showPage = useApp((s) => s.showPage);
   const [settings, setSettings] = useState<Settings>();
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(false);
-  const needs = section !== "grants";
+  const needs = section !== "grants" && section !== "mcp";
 
   const load = useCallback(async () => {
     setLoading(true);
@@ -82,6 +84,8 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
       </nav>
       {section === "grants" ? (
         <GrantsView />
+      ) : section === "mcp" ? (
+        <MCPServersSection />
       ) : !settings ? (
         <section className="page" aria-label={section === "providers" ? "Providers" : "Prices"}>
           {error ? (

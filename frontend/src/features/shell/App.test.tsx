@@ -8,7 +8,7 @@ import { startSync, type Sync } from "../../store/sync";
 import { FakeSocket } from "../../test/fakeSocket";
 import { App } from "./App";
 
-const info: Info = { version: "0.1.0", default_workspace: "/home/me/ws", provider: "script", demo: true, note: "No model configured." };
+const info: Info = { version: "0.1.0", default_workspace: "/home/me/ws", provider: "script", demo: true, note: "No model configured.", sandbox: { available: true } };
 const agent = { id: "ag_1", name: "demo", demo: true, effective_provider: "script", effective_model: "" } as Agent;
 const run = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "running", instructions: "Write hello.txt",

@@ -44,7 +44,7 @@ function SidebarFoot() {
       <PageButton on={page === "agents"} to="agents" testId="agents-button" title="Create and edit agents">
         Agents
       </PageButton>
-      <PageButton on={isSettingsSection(page)} to="providers" testId="settings-button" title="Providers, prices and grants">
+      <PageButton on={isSettingsSection(page)} to="providers" testId="settings-button" title="Providers, prices, MCP servers and grants">
         Settings
       </PageButton>
     </nav>

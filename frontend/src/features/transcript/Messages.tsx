@@ -5,6 +5,7 @@ import { Markdown } from "../../ui/markdown";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { ForkButton } from "../controls/Fork";
 import { Highlight } from "./Highlight";
+import { StreamedText } from "./StreamedText";
 
 // userLabels names where a user message came from, by its node's label.
 const userLabels: Record<string, string> = { instructions: "Instructions", steer: "Steer" };
@@ -98,7 +99,11 @@ export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps)
         </ul>
       )}
       <div data-testid="llm-text" className="msg-text">
-        <Markdown text={n.text} renderText={highlighted} />
+        {streaming && n.streamed ? (
+          <StreamedText streamed={n.streamed} renderText={highlighted} />
+        ) : (
+          <Markdown text={n.text} renderText={highlighted} />
+        )}
       </div>
       {n.error && <p className="node-error">{n.error}</p>}
     </div>

@@ -12,7 +12,7 @@ const run = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "running", instructions: "Tidy up",
   workspace: "/ws", mode: "edits", provider: "script", model: "", demo: true, unattended: true,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
 } satisfies Run;
 
 const question = { text: "Which colour?", options: [{ label: "red" }, { label: "blue" }] };

@@ -1,11 +1,12 @@
 import "./transcript.css";
+import { useShallow } from "zustand/react/shallow";
 import { PaneContext, useMaximisedPane } from "../../ui/PaneHeader";
 import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
 import { selectRun } from "../../store/store";
 import { DemoLabel, StatusBadge } from "../../ui/StatusBadge";
 import { Lineage } from "../controls/Fork";
-import { liveRun } from "../controls/liveRun";
+import { useLiveRun } from "../controls/useLiveRun";
 import { PausedBanner } from "../controls/PausedBanner";
 import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
@@ -20,6 +21,7 @@ import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
 import { RunPanes } from "./RunPanes";
 import { SandboxBadge, SandboxBanner } from "./SandboxNotice";
+import { ProjectBanner } from "./ProjectNotice";
 import { Transcript } from "./Transcript";
 
 // RunView is the selected run: its header (status, controls, the paused
@@ -64,11 +66,18 @@ export function RunView() {
 // leaves out its facts and lineage, never its controls.
 function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
   const run = useApp((s) => selectRun(s, runId));
-  const t = useApp((s) => s.stream.runs[runId]);
+  // What the header shows of the event stream, field by field: the whole
+  // transcript changes with every streamed delta.
+  const t = useApp(
+    useShallow((s) => {
+      const r = s.stream.runs[runId];
+      return { demo: r?.demo, agentName: r?.agent?.name, mode: r?.mode, unattended: r?.unattended, workspace: r?.workspace };
+    }),
+  );
   const { send, busy, error } = useCommand(runId);
 
-  const live = liveRun(run, t);
-  const demo = run?.demo ?? t?.demo ?? false;
+  const live = useLiveRun(runId);
+  const demo = run?.demo ?? t.demo ?? false;
   // A recording imported here is history: no controls but fork and export.
   const imported = run?.imported_from;
 
@@ -76,9 +85,9 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
     <header className={`run-header run-header-${live.status}`}>
       <div className="run-header-main">
         <StatusBadge status={live.status} data-testid="run-status" className="large" />
-        <h1>{run?.agent_name ?? t?.agent?.name ?? "Run"}</h1>
+        <h1>{run?.agent_name ?? t.agentName ?? "Run"}</h1>
         {demo && <DemoLabel />}
-        <ModeBadge mode={run?.mode || t?.mode} unattended={run?.unattended ?? t?.unattended} />
+        <ModeBadge mode={run?.mode || t.mode} unattended={run?.unattended ?? t.unattended} />
         {!imported && <SandboxBadge runId={runId} />}
         <code className="run-id">{runId}</code>
         {imported && (
@@ -101,7 +110,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
       <dl className="run-facts">
         <dt>Workspace</dt>
         <dd>
-          <code>{run?.workspace ?? t?.workspace ?? ""}</code>
+          <code>{run?.workspace ?? t.workspace ?? ""}</code>
         </dd>
         {run && (
           <>
@@ -128,6 +137,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
       )}
       {!compact && <DivergenceBanner runId={runId} />}
       {!imported && <SandboxBanner runId={runId} />}
+      {!imported && <ProjectBanner runId={runId} />}
       {!imported && <PausedBanner live={live} send={send} busy={busy} />}
       {!imported && !terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
       {error && (

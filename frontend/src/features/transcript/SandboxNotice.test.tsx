@@ -12,7 +12,7 @@ const run = {
   id: "run_s", agent_id: "ag_1", agent_name: "builder", status: "running", instructions: "Build",
   workspace: "/ws", mode: "auto", provider: "openai", model: "m", demo: false, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 1, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "cancel"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["pause", "cancel"],
 } satisfies Run;
 
 // setup shows a run whose run.created carries sandbox (none: a run recorded

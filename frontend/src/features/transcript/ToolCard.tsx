@@ -12,6 +12,7 @@ import { QuestionCard } from "../inbox/QuestionCard";
 import { useCardOpen } from "./cardState";
 import { Highlight } from "./Highlight";
 import { toolDiff, type ToolDiff } from "./toolDiff";
+import { ToolProgressRow } from "./ToolProgress";
 import { Diffs } from "./ToolDiffView";
 
 const statusText: Record<string, string> = {
@@ -112,6 +113,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
         />
       )}
       {a?.decision && <Decision a={a} />}
+      <ToolProgressRow n={n} />
       {output !== "" && <Output n={n} diff={diff?.from === "output" ? diff : undefined} open={open} />}
       <ToolScreenshot runId={runId} n={n} />
       {!!n.files?.length && <ToolFiles files={n.files} />}

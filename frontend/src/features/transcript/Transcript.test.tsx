@@ -17,7 +17,7 @@ const run = {
   id: "run_1", agent_id: "ag_1", agent_name: "demo", status: "running", instructions: "Tidy up",
   workspace: "/ws", mode: "edits", provider: "script", model: "", demo: true, unattended: false,
   created_at: 1, updated_at: 1, last_seq: 0, steps: 1, pending_approvals: 0,
-  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
+  usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 }, capabilities: ["pause", "steer", "cancel", "fork"],
 } satisfies Run;
 
 const longOutput = Array.from({ length: 60 }, (_, i) => `line ${i + 1} of the listing`).join("\n");
@@ -125,6 +125,77 @@ describe("tool cards", () => {
       ["add", "3+the notes"],
     ]);
     expect(card.textContent).toContain("notes/a.md");
+  });
+});
+
+describe("MCP servers", () => {
+  it("say after a call's card what became of the server it reached", () => {
+    const { store, transcript } = setup([
+      ...events.slice(0, 4),
+      { type: "node.started", node_id: "x", data: { kind: "tool", label: "mcp__fx__exit", tool: "mcp__fx__exit", arguments: {}, after: ["m1"] } },
+      { type: "mcp.server", node_id: "x", data: { server: "fx", state: "connected", era: "2026-07-28", transport: "stdio", attempt: 1 } },
+      { type: "mcp.server", node_id: "x", data: { server: "fx", state: "crashed", reason: "exit status 1", stderr: "panic: boom", retry_in_ms: 500 } },
+      { type: "node.finished", node_id: "x", data: { status: "failed", duration_ms: 3, is_error: true, code: "mcp_server_unavailable", output: "MCP server fx stopped" } },
+    ]);
+    const line = () => within(transcript).getAllByTestId("transcript-mcp-server");
+    expect(line().map((l) => l.textContent)).toEqual([
+      "MCP server fx connected (2026-07-28, stdio); crashed (exit status 1), started again in 0.5 s at the soonest",
+    ]);
+    expect(line()[0]!.className).toContain("t-server-bad");
+    expect(line()[0]!.title).toBe("its stderr ends:\npanic: boom");
+    // After the card of the call that met it.
+    const card = transcript.querySelector('[data-node-id="x"]')!;
+    expect(card.compareDocumentPosition(line()[0]!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+
+    // The next call restarts it: a line of its own, after its card.
+    act(() =>
+      store.getState().applyEvents([
+        { run_id: run.id, seq: 9, ts: 2000, type: "node.started", node_id: "y", data: { kind: "tool", label: "mcp__fx__echo", tool: "mcp__fx__echo", arguments: {}, after: ["x"] } },
+        { run_id: run.id, seq: 10, ts: 2500, type: "mcp.server", node_id: "y", data: { server: "fx", state: "restarted", attempt: 2 } },
+        { run_id: run.id, seq: 11, ts: 2600, type: "mcp.server", node_id: "y", data: { server: "fx", state: "connected", era: "2026-07-28", transport: "stdio", attempt: 2 } },
+      ]),
+    );
+    expect(line().map((l) => l.textContent)).toEqual([
+      "MCP server fx connected (2026-07-28, stdio); crashed (exit status 1), started again in 0.5 s at the soonest",
+      "MCP server fx restarted, attempt 2; connected (2026-07-28, stdio)",
+    ]);
+    expect(line()[1]!.className).not.toContain("t-server-bad");
+    const next = transcript.querySelector('[data-node-id="y"]')!;
+    expect(next.compareDocumentPosition(line()[1]!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+});
+
+describe("tool progress", () => {
+  it("shows the latest progress on the running call's card, as a bar when the total is known", () => {
+    const { store, transcript } = setup([
+      ...events.slice(0, 4),
+      { type: "node.started", node_id: "c", data: { kind: "tool", label: "mcp__fx__copy", tool: "mcp__fx__copy", arguments: {}, after: ["m1"] } },
+      { type: "tool.executing", node_id: "c", data: {} },
+      { type: "tool.progress", node_id: "c", data: { progress: 1, total: 4, message: "copying a.txt" } },
+    ]);
+    const card = () => transcript.querySelector('[data-node-id="c"]') as HTMLElement;
+    const bar = () => within(card()).getByRole("progressbar", { name: "progress of mcp__fx__copy" }) as HTMLProgressElement;
+    expect(bar().value).toBe(0.25);
+    expect(within(card()).getByRole("status").textContent).toBe("1 of 4 (25%): copying a.txt");
+
+    // A later report replaces it; one without a total is a count, no bar.
+    act(() => store.getState().applyEvents([
+      { run_id: run.id, seq: 8, ts: 2000, type: "tool.progress", node_id: "c", data: { progress: 3, total: 4, message: "copying c.txt" } },
+    ]));
+    expect(bar().value).toBe(0.75);
+    expect(within(card()).getByRole("status").textContent).toBe("3 of 4 (75%): copying c.txt");
+    act(() => store.getState().applyEvents([
+      { run_id: run.id, seq: 9, ts: 2100, type: "tool.progress", node_id: "c", data: { progress: 7, message: "still copying" } },
+    ]));
+    expect(within(card()).queryByRole("progressbar")).toBeNull();
+    expect(within(card()).getByRole("status").textContent).toBe("7: still copying");
+
+    // Once the call ended its output says the rest: the row is gone.
+    act(() => store.getState().applyEvents([
+      { run_id: run.id, seq: 10, ts: 2200, type: "node.finished", node_id: "c", data: { status: "succeeded", duration_ms: 1200, output: "copied 7 files" } },
+    ]));
+    expect(within(card()).queryByTestId("tool-progress")).toBeNull();
+    expect(card().textContent).toContain("copied 7 files");
   });
 });
 

@@ -4,6 +4,7 @@ import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
 import { selectRun } from "../../store/store";
 import { DivergenceRow } from "../exchange/ReplayNotice";
+import { ServerNotesRow } from "./ServerNotes";
 import { PaneHeader } from "../../ui/PaneHeader";
 import { VirtualList, type VirtualListHandle } from "../../ui/VirtualList";
 import { CardStateContext, type CardState } from "./cardState";
@@ -18,16 +19,18 @@ import { ToolCard } from "./ToolCard";
 export const focusSearchEvent = "steward:focus-search";
 
 // Entry is one row of the transcript: what came before the nodes (the
-// instructions, or a fork's history), a node, where a replay diverged from
-// its recording, or how the run ended.
+// instructions, or a fork's history), a node, what became of the MCP
+// servers a call reached (after its node: "" before the first node), where
+// a replay diverged from its recording, or how the run ended.
 type Entry =
   | { key: string; kind: "head" }
   | { key: string; kind: "foot" }
   | { key: string; kind: "diverged" }
+  | { key: string; kind: "servers"; after: string }
   | { key: string; kind: "node"; id: string };
 
 // Estimated heights by kind of row, until a row is measured.
-const estimates: Record<string, number> = { head: 64, foot: 48, diverged: 40, user: 76, llm: 120, tool: 150, agent: 52 };
+const estimates: Record<string, number> = { head: 64, foot: 48, diverged: 40, servers: 32, user: 76, llm: 120, tool: 150, agent: 52 };
 
 // Transcript shows a run's nodes in the order they started, then how the run
 // ended: virtualised, following the end while it streams unless the person
@@ -43,6 +46,8 @@ export function Transcript({ runId }: { runId: string }) {
     const d = s.stream.runs[runId]?.diverged;
     return d ? (d.afterNode ?? "") : undefined;
   });
+  // The nodes after which a line says what became of an MCP server.
+  const serversAfter = useApp(useShallow((s) => [...new Set((s.stream.runs[runId]?.servers ?? []).map((n) => n.afterNode ?? ""))]));
 
   const [query, setQuery] = useState("");
   const [onlyMatches, setOnlyMatches] = useState(false);
@@ -60,14 +65,20 @@ export function Transcript({ runId }: { runId: string }) {
     const filter = onlyMatches && searching;
     const diverged: Entry = { key: "diverged", kind: "diverged" };
     if (head && !filter) out.push({ key: "head", kind: "head" });
+    const servers = new Set(filter ? [] : serversAfter);
+    const notes = (after: string) => {
+      if (servers.has(after)) out.push({ key: `servers:${after}`, kind: "servers", after });
+    };
+    notes("");
     if (divergedAfter === "" && !filter) out.push(diverged);
     for (const id of order ?? []) {
       if (!filter || hitSet.has(id)) out.push({ key: id, kind: "node", id });
+      notes(id);
       if (id === divergedAfter && !filter) out.push(diverged);
     }
     if (!filter) out.push({ key: "foot", kind: "foot" });
     return out;
-  }, [order, head, onlyMatches, searching, hitSet, divergedAfter]);
+  }, [order, head, onlyMatches, searching, hitSet, divergedAfter, serversAfter]);
   const entryIndex = useMemo(() => new Map(entries.map((e, i) => [e.key, i])), [entries]);
   const kindOf = useMemo(() => new Map((order ?? []).map((id, i) => [id, kinds[i]])), [order, kinds]);
 
@@ -125,6 +136,7 @@ export function Transcript({ runId }: { runId: string }) {
       if (e.kind === "head") return forked ? <ForkHistory runId={runId} /> : <UserMessage text={instructions ?? ""} />;
       if (e.kind === "foot") return <Outcome runId={runId} />;
       if (e.kind === "diverged") return <DivergenceRow runId={runId} />;
+      if (e.kind === "servers") return <ServerNotesRow runId={runId} after={e.after} />;
       const cls = e.id === currentId ? "t-row search-hit search-current" : hitSet.has(e.id) ? "t-row search-hit" : "t-row";
       return <div className={cls}>{card(kindOf.get(e.id), runId, e.id)}</div>;
     },

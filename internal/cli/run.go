@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"steward/backend/agent"
+	"steward/backend/console"
+	"steward/backend/event"
+	"steward/backend/run"
+)
+
+// runCmd is `steward run TEXT`: a run of an agent followed in this
+// terminal, its approvals asked here; it exits 0 only if the run completed.
+func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	fl := flag.NewFlagSet("run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	agentName := fl.String("agent", agent.DefaultName, "agent to run (name or id)")
+	ws := fl.String("workspace", ".", "workspace folder the agent works in")
+	unattended := fl.Bool("unattended", false, "nobody is at the terminal: calls that need approval are denied")
+	breakBefore := fl.String("break-before", "", "comma-separated tool names to pause before, like breakpoints")
+	maxSteps := fl.Int("max-steps", 0, "budget of model calls for this run (default: the agent's); reaching it pauses the run")
+	maxCost := fl.Float64("max-cost-usd", 0, "budget in US dollars for this run (default: the agent's); reaching it pauses the run")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] [--break-before TOOLS] \"instructions\"\n\n"+
+			"Run an agent in this terminal. Approvals are asked here: y approves, n denies (with an optional reason).\n"+
+			"Ctrl-C pauses the run; then continue, step, steer or cancel it here. A second Ctrl-C cancels.\n"+
+			"Exits 0 only if the run completed.\n\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, nil
+		}
+		return 2, nil
+	}
+	instructions := strings.TrimSpace(strings.Join(fl.Args(), " "))
+	if instructions == "" {
+		fl.Usage()
+		return 2, nil
+	}
+	s, err := p.Build(getenv, stderr)
+	if err != nil {
+		return 1, err
+	}
+	defer s.Close()
+	ctx := context.Background()
+	a, err := s.Agents.Get(ctx, *agentName)
+	if err != nil {
+		return 1, fmt.Errorf("agent %q: %w", *agentName, err)
+	}
+	var breaks []string
+	for _, t := range strings.Split(*breakBefore, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			breaks = append(breaks, t)
+		}
+	}
+	var limits *event.Limits
+	if *maxSteps != 0 || *maxCost != 0 {
+		limits = &event.Limits{MaxSteps: *maxSteps, MaxCostUSD: *maxCost}
+	}
+	r, err := s.Runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended,
+		BreakBefore: breaks, Limits: limits})
+	if err != nil {
+		return 1, err
+	}
+	// Ctrl-C pauses the run at its next safe point; a second one (while it
+	// pauses or is paused) cancels it. SIGTERM cancels at once.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		for sg := range sig {
+			kind := run.CmdCancel
+			if cur, err := s.Store.GetRun(ctx, r.ID); err == nil && sg == os.Interrupt &&
+				(cur.Status == string(run.Running) || cur.Status == string(run.Waiting)) {
+				kind = run.CmdPause
+			}
+			_, _ = s.Runs.Command(ctx, r.ID, run.Command{CommandID: p.NewID("cmd"), Type: kind})
+		}
+	}()
+	c := &console.Console{Out: stdout, In: stdin, Inbox: s.Inbox, Runs: s.Runs, Bus: s.Bus, Reader: s.Store,
+		NewID: func() string { return p.NewID("cmd") }, Color: isTerminal(stdout)}
+	final, err := c.Follow(ctx, r.ID)
+	if err != nil {
+		return 1, err
+	}
+	if done := s.Runs.Done(r.ID); done != nil {
+		<-done
+	}
+	if final.Status == string(run.Completed) {
+		return 0, nil
+	}
+	return 1, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,265 @@
+package e2e
+
+// Performance of the UI in headless Chromium against the real binary:
+// the time to first render of a run with 10,000 events and 2,000 nodes,
+// and the frame rate (and long tasks) while a model streams 200 words a
+// second into the transcript. With STEWARD_UI_BENCH set to a file, the
+// figures are appended to it in `go test -bench` form, so that `make bench`
+// reports their medians with the others.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/chromedp"
+
+	"steward/backend/event"
+	"steward/backend/store"
+)
+
+// bigRun writes a completed run of turns model calls, each asking for one
+// tool call, into the database of home: 10 events and 2 nodes a turn.
+func bigRun(t *testing.T, home, ws string, turns int) string {
+	t.Helper()
+	st, err := store.Open(filepath.Join(home, "steward.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const id = "run_big"
+	evs := []event.Event{
+		event.New(id, event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{ID: "ag_big", Name: "big", Provider: "script", Model: "script"},
+			Instructions: "a long run", Workspace: ws, Mode: "auto", MaxSteps: turns + 1}),
+		event.New(id, event.RunStatus, "", event.RunStatusData{Status: "running"}),
+		event.New(id, event.NodeStarted, "n1", event.NodeStartedData{Kind: event.KindAgent, Label: "big"}),
+		event.New(id, event.NodeStarted, "n2", event.NodeStartedData{Kind: event.KindUser, Parent: "n1", Label: "instructions", Text: "a long run"}),
+		event.New(id, event.NodeFinished, "n2", event.NodeFinishedData{Status: event.NodeSucceeded}),
+	}
+	after := "n2"
+	for i := range turns {
+		llm, tl := fmt.Sprintf("n%d", 3+2*i), fmt.Sprintf("n%d", 4+2*i)
+		args := json.RawMessage(fmt.Sprintf(`{"path":"src/file%d.go"}`, i))
+		text := fmt.Sprintf("Step %d: reading the next file to see how the pieces fit together.", i)
+		evs = append(evs,
+			event.New(id, event.NodeStarted, llm, event.NodeStartedData{Kind: event.KindLLM, Parent: "n1", After: []string{after}, Label: fmt.Sprintf("model call %d", i+1), Step: i + 1, Model: "script"}),
+			event.New(id, event.LLMDelta, llm, event.LLMDeltaData{Text: text[:20]}),
+			event.New(id, event.LLMDelta, llm, event.LLMDeltaData{Text: text[20:40]}),
+			event.New(id, event.LLMDelta, llm, event.LLMDeltaData{Text: text[40:]}),
+			event.New(id, event.NodeFinished, llm, event.NodeFinishedData{Status: event.NodeSucceeded, Text: text,
+				ToolCalls: []event.ToolCall{{ID: "c" + tl, Name: "read_file", Arguments: args}}, Usage: &event.Usage{InputTokens: 900, OutputTokens: 40}}),
+			event.New(id, event.NodeStarted, tl, event.NodeStartedData{Kind: event.KindTool, Parent: llm, After: []string{llm}, Label: "read_file",
+				Tool: "read_file", CallID: "c" + tl, Arguments: args, Risk: "read"}),
+			event.New(id, event.PolicyDecided, tl, event.PolicyDecidedData{Effect: "allow", Reason: "mode auto: read_file runs without asking"}),
+			event.New(id, event.ToolExecuting, tl, event.ToolExecutingData{}),
+			event.New(id, event.NodeFinished, tl, event.NodeFinishedData{Status: event.NodeSucceeded,
+				Output: strings.Repeat(fmt.Sprintf("package src // file %d\n", i), 8), DurationMS: 2}),
+		)
+		// The tenth event of the turn: a plan update every turn keeps the
+		// count at 10 per turn and exercises another fold.
+		evs = append(evs, event.New(id, event.RunPlan, tl, event.RunPlanData{Steps: []event.PlanStep{{Title: "read everything", Status: "in_progress"}}}))
+		after = tl
+	}
+	evs = append(evs,
+		event.New(id, event.NodeFinished, "n1", event.NodeFinishedData{Status: event.NodeSucceeded}),
+		event.New(id, event.RunStatus, "", event.RunStatusData{Status: "completed"}))
+	for start := 0; start < len(evs); start += 500 {
+		if _, err := st.SubmitAll(evs[start:min(start+500, len(evs))]).Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id
+}
+
+// uiBench appends one figure to $STEWARD_UI_BENCH in `go test -bench` form.
+func uiBench(t *testing.T, name string, value float64, unit string) {
+	t.Logf("%s: %.4g %s", name, value, unit)
+	benchLine(t, name, fmt.Sprintf("%.6g %s", value, unit))
+}
+
+// benchLine appends a benchmark line of name with metrics ("value unit"
+// pairs) to $STEWARD_UI_BENCH, when set, for .ci/benchreport.awk.
+func benchLine(t *testing.T, name, metrics string) {
+	path := os.Getenv("STEWARD_UI_BENCH")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Errorf("bench report: %v", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "Benchmark%s 1 0 ns/op %s\n", name, metrics)
+}
+
+// readyAt resolves, in the page, with performance.now() when cond first
+// holds, checked at every frame.
+func readyAt(cond string) string {
+	return fmt.Sprintf(`new Promise(resolve => { const check = () => (%s) ? resolve(performance.now()) : requestAnimationFrame(check); check(); })`, cond)
+}
+
+// The performance tests are not parallel: Go runs them before the parallel
+// tests start, so they measure the UI on a machine not also running a
+// dozen other browsers.
+func TestE2EPerfLongRun(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	id := bigRun(t, home, ws, 1000)
+	s := startServeAt(t, t.TempDir(), home)
+	ctx := browser(t)
+
+	// Load the page with the run selected: from navigation to the run's
+	// transcript and graph on screen.
+	const shown = `document.querySelector('[data-testid="run-status"]')?.textContent === "completed" &&
+		document.querySelectorAll('article[data-testid="tool-card"]').length > 0 &&
+		document.querySelectorAll('.react-flow__node').length > 0`
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.url)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`))); err != nil {
+		t.Fatal(err)
+	}
+	// Select the run as a person would, and time it in the page.
+	start, err := chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(`(() => { const t = performance.now(); location.hash = "run=%s"; return t })()`, id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, err := chromedp.Run(ctx, chromedp.Evaluate[float64](readyAt(shown), chromedp.EvalAwaitPromise))
+	if err != nil {
+		screenshot(t, ctx, "e2e-perf-failed")
+		t.Fatalf("the run did not render: %v", err)
+	}
+	screenshot(t, ctx, "e2e-perf-long-run")
+	renderMS := ready - start
+	uiBench(t, "UIFirstRender10kEvents", renderMS, "ms")
+	cards, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('article[data-testid="tool-card"]').length`))
+	t.Logf("tool cards in the DOM for 1,000 tool calls: %d", cards)
+	// The issue's target is 1 s; the bound here leaves room for a loaded
+	// CI machine and still fails a UI that renders all 10,000 events.
+	if renderMS > 4000 {
+		t.Errorf("first render of a 10,000-event run took %.0f ms; the target is under 1,000", renderMS)
+	}
+	heap, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1`))
+	if err == nil && heap > 0 {
+		uiBench(t, "UIHeapLongRun", heap, "MiB")
+	}
+}
+
+func TestE2EPerfStreaming(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "talker.json")
+	// 2,700 words at 200 a second: about 13 s of streaming, for two
+	// measurements of 3 s.
+	words := strings.TrimSpace(strings.Repeat("streaming words into the transcript at a steady pace, ", 300))
+	b, _ := json.Marshal(map[string]any{"chunk_delay_ms": 5, "turns": []map[string]string{{"text": words}}})
+	if err := os.WriteFile(script, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, t.TempDir())
+	s.call(t, "POST", "/api/v1/agents", map[string]any{"name": "talker", "provider": "script", "script": script, "tools": []string{}, "mode": "auto"}, http.StatusCreated, nil)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`))); err != nil {
+		t.Fatal(err)
+	}
+	// Count frames and long tasks for ms milliseconds: the frame rate, the
+	// longest gap between two frames, and the long tasks.
+	measure := func(ms int) string {
+		return fmt.Sprintf(`new Promise(resolve => {
+		const long = [];
+		const po = new PerformanceObserver(list => list.getEntries().forEach(e => long.push(e.duration)));
+		try { po.observe({type: "longtask", buffered: false}); } catch (e) {}
+		let frames = 0, gap = 0; const t0 = performance.now(); let last = t0;
+		const tick = now => { frames++; gap = Math.max(gap, now - last); last = now; if (performance.now() - t0 < %d) requestAnimationFrame(tick); else { po.disconnect(); resolve({fps: frames * 1000 / (performance.now() - t0), long: long.length, worst: Math.max(0, ...long), frame: gap}); } };
+		requestAnimationFrame(tick);
+	})`, ms)
+	}
+	type result struct {
+		FPS   float64 `json:"fps"`
+		Long  int     `json:"long"`
+		Worst float64 `json:"worst"`
+		Frame float64 `json:"frame"`
+	}
+	// The control, in the same browser on the same machine: the idle page's
+	// frame rate and longest frame, so that a reader can tell a loaded
+	// machine from a slow UI.
+	idle, err := chromedp.Run(ctx, chromedp.Evaluate[result](measure(1500), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uiBench(t, "UIIdleFPS", idle.FPS, "fps")
+	uiBench(t, "UIIdleWorstFrame", idle.Frame, "ms")
+	var r struct{ ID string }
+	s.call(t, "POST", "/api/v1/runs", map[string]any{"agent": "talker", "instructions": "talk", "workspace": t.TempDir()}, http.StatusCreated, &r)
+	// Measure for 3 s while the text streams (1,350 words at 200 a second:
+	// about 7 s of streaming).
+	err = chromedp.Do(ctx,
+		runJS(fmt.Sprintf(`(() => { location.hash = "run=%s"; return true })()`, r.ID)),
+		pollTrue(`document.querySelector('[data-testid="llm-message"][data-status="running"] [data-testid="llm-text"]')?.textContent.length > 50`),
+	)
+	if err != nil {
+		screenshot(t, ctx, "e2e-perf-stream-failed")
+		t.Fatalf("no streaming text: %v", err)
+	}
+	// busy is how long the page's main thread has worked so far, in ms
+	// (the debugger's TaskDuration): what the frame rate hides once it
+	// reaches the display's 60.
+	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	busy := func() float64 {
+		t.Helper()
+		m, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range m.Metrics {
+			if x.Name == "TaskDuration" {
+				return x.Value * 1000
+			}
+		}
+		t.Fatal("no TaskDuration in the page's metrics")
+		return 0
+	}
+	b0 := busy()
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[result](measure(3000), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	busyMS := (busy() - b0) / 3
+	// The same on a CPU four times slower (the debugger's throttling): a
+	// machine shared with other work, where 60 fps is not a given.
+	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 4}); err != nil {
+		t.Fatal(err)
+	}
+	slow, err := chromedp.Run(ctx, chromedp.Evaluate[result](measure(3000), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	still, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="llm-message"][data-status="running"]')`))
+	screenshot(t, ctx, "e2e-perf-streaming")
+	uiBench(t, "UIStreamingFPS", res.FPS, "fps")
+	uiBench(t, "UIStreamingLongTasks", float64(res.Long), "tasks")
+	uiBench(t, "UIStreamingWorstTask", res.Worst, "ms")
+	uiBench(t, "UIStreamingWorstFrame", res.Frame, "ms")
+	uiBench(t, "UIStreamingBusy", busyMS, "ms/s")
+	uiBench(t, "UIStreamingSlowCPUFPS", slow.FPS, "fps")
+	uiBench(t, "UIStreamingSlowCPUWorstTask", slow.Worst, "ms")
+	uiBench(t, "UIStreamingSlowCPUWorstFrame", slow.Frame, "ms")
+	if !still {
+		t.Errorf("the stream ended before the measurement did: the figures are not of streaming")
+	}
+	// Headless Chromium paces frames without a display; a UI that blocks
+	// the main thread on every delta still shows here as a low rate.
+	if res.FPS < 30 {
+		t.Errorf("%.0f frames per second while streaming; the target is 60", res.FPS)
+	}
+}
