@@ -250,6 +250,7 @@ type AnswerGiven struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Text      string          `json:"text,omitempty"`
 	Choices   []string        `json:"choices,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
 }
 
 func wireInteraction(i store.Interaction) Interaction {
@@ -269,7 +270,7 @@ func wireInteraction(i store.Interaction) Interaction {
 		out.Answer = &AnswerGiven{Decision: event.Decision(i.Decision), Feedback: i.Feedback, Source: i.Source}
 		var d store.AnswerDetail
 		if i.Answer != "" && json.Unmarshal([]byte(i.Answer), &d) == nil {
-			out.Answer.Arguments, out.Answer.Text, out.Answer.Choices = d.Arguments, d.Text, d.Choices
+			out.Answer.Arguments, out.Answer.Text, out.Answer.Choices, out.Answer.Content = d.Arguments, d.Text, d.Choices, d.Content
 		}
 	}
 	return out
@@ -278,7 +279,9 @@ func wireInteraction(i store.Interaction) Interaction {
 // Answer answers an interaction: approve or deny an approval (scope also
 // saves it as a grant: approve always, or deny always, in the run, for the
 // run's agent, or everywhere; arguments approve an edit of the call), or
-// answer a question (text, choices) or decline it (deny).
+// answer a question (text, choices) or an elicitation (content; a url
+// elicitation's answer is empty: the person did what the page asked), or
+// decline either (deny).
 type Answer struct {
 	Decision    event.Decision   `json:"decision"`
 	Feedback    string           `json:"feedback,omitempty"`
@@ -288,6 +291,8 @@ type Answer struct {
 	Arguments   json.RawMessage  `json:"arguments,omitempty"`
 	Text        string           `json:"text,omitempty"`
 	Choices     []string         `json:"choices,omitempty"`
+	// Content answers a form elicitation: an object that meets its schema.
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // AnswerOf is one answer of a batch: an Answer and the interaction's id.

@@ -302,16 +302,19 @@ type Touch struct {
 	Access Access `json:"access"`
 }
 
-// InteractionKind says what an interaction asks: an approval, or a question.
+// InteractionKind says what an interaction asks: an approval, a question
+// of the agent's (ask_user), or an elicitation: a question a tool's MCP
+// server asks while the call runs.
 type InteractionKind string
 
 // InteractionKinds lists the interaction kinds.
-var InteractionKinds = []InteractionKind{InteractionApproval, InteractionQuestion}
+var InteractionKinds = []InteractionKind{InteractionApproval, InteractionQuestion, InteractionElicitation}
 
 // Interaction kinds.
 const (
-	InteractionApproval = "approval"
-	InteractionQuestion = "question"
+	InteractionApproval    = "approval"
+	InteractionQuestion    = "question"
+	InteractionElicitation = "elicitation"
 )
 
 // Decision is how an interaction was decided.
@@ -346,7 +349,7 @@ const (
 var InteractionStatuses = []InteractionStatus{InteractionPending, InteractionAnswered, InteractionCancelled, InteractionExpired}
 
 // Decisions on an interaction. An approval is approved or denied; a
-// question is answered.
+// question or an elicitation is answered, or declined (deny).
 const (
 	DecisionApprove = "approve"
 	DecisionDeny    = "deny"
@@ -371,7 +374,7 @@ type ApprovalRequestedData struct {
 	// who did not answer; zero means the interaction waits for ever.
 	ExpiresAt       int64           `json:"expires_at,omitempty"`
 	DefaultDecision DefaultDecision `json:"default_decision,omitempty"`
-	// Question is what an ask_user call asks.
+	// Question is what an ask_user call, or an elicitation, asks.
 	Question *Question `json:"question,omitempty"`
 	// Key is the key the tool gave its call (a browser tool: the host of
 	// the page it acts on), when the tool gives one: the grant an "always"
@@ -380,12 +383,23 @@ type ApprovalRequestedData struct {
 }
 
 // Question is what an agent asks a person: free text, or options with one
-// or several choices, and perhaps an answer of their own ("other").
+// or several choices, and perhaps an answer of their own ("other"). An
+// elicitation's question is its server's message with Server set, and
+// either Schema (form mode: the answer is an object that meets it) or URL
+// (url mode: a page for the person to open, never the model).
 type Question struct {
 	Text       string   `json:"text"`
 	Options    []Option `json:"options,omitempty"`
 	Multiple   bool     `json:"multiple,omitempty"`
 	AllowOther bool     `json:"allow_other,omitempty"`
+	// Server is the MCP server that asks (the tool's server).
+	Server string `json:"server,omitempty"`
+	// Schema is the flat object schema of a form elicitation: properties
+	// of type string, number, integer or boolean, or arrays of enumerated
+	// strings, as MCP's requestedSchema allows (mcp.CheckElicitSchema).
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// URL is the page of a url elicitation (https, or http on loopback).
+	URL string `json:"url,omitempty"`
 }
 
 // Option is one choice of a question.
@@ -406,10 +420,15 @@ type RunPlanData struct {
 	Steps []PlanStep `json:"steps"`
 }
 
-// ApprovalDecidedData closes an approval.
+// ApprovalDecidedData closes an interaction: an approval, a question, an
+// elicitation.
 type ApprovalDecidedData struct {
-	InteractionID string   `json:"interaction_id"`
-	Decision      Decision `json:"decision"` // approve, deny
+	InteractionID string `json:"interaction_id"`
+	// Kind is the interaction's, for an elicitation (approval and question
+	// leave it empty): its answer says nothing of the call's approval, and
+	// its node goes on running.
+	Kind     InteractionKind `json:"kind,omitempty"`
+	Decision Decision        `json:"decision"` // approve, deny, answer
 	Feedback      string   `json:"feedback,omitempty"`
 	// Source is the surface that answered: web, desktop, cli, api, or policy.
 	Source string `json:"source"`
@@ -424,6 +443,9 @@ type ApprovalDecidedData struct {
 	// answer) and the labels of the options chosen.
 	Text    string   `json:"text,omitempty"`
 	Choices []string `json:"choices,omitempty"`
+	// Content is an accepted form elicitation's answer: an object that
+	// meets the question's schema.
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // FileSource says who made a file change.

@@ -46,6 +46,7 @@ type AnswerDetail struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Text      string          `json:"text,omitempty"`
 	Choices   []string        `json:"choices,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
 }
 
 const interactionCols = `id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at, answered_at, decision, feedback, source,

@@ -209,8 +209,8 @@ func project(g *group, ev event.Event) error {
 		}
 		// First answer wins: the update only matches a pending interaction.
 		answer := ""
-		if len(d.Arguments) > 0 || d.Text != "" || len(d.Choices) > 0 {
-			b, err := json.Marshal(AnswerDetail{Arguments: d.Arguments, Text: d.Text, Choices: d.Choices})
+		if len(d.Arguments) > 0 || d.Text != "" || len(d.Choices) > 0 || len(d.Content) > 0 {
+			b, err := json.Marshal(AnswerDetail{Arguments: d.Arguments, Text: d.Text, Choices: d.Choices, Content: d.Content})
 			if err != nil {
 				return err
 			}
@@ -232,8 +232,8 @@ func project(g *group, ev event.Event) error {
 			return fmt.Errorf("interaction %s is already %s: %w", d.InteractionID, status, ErrConflict)
 		}
 		status := event.NodeRunning
-		if d.Decision == event.DecisionDeny {
-			status = event.NodeDenied
+		if d.Decision == event.DecisionDeny && d.Kind != event.InteractionElicitation {
+			status = event.NodeDenied // an elicitation declined: the call goes on
 		}
 		_, err = tx.ExecContext(ctx, qNodeStatus, status, ev.RunID, ev.NodeID)
 		return err

@@ -834,6 +834,7 @@ export interface components {
             arguments?: unknown;
             text?: string;
             choices?: string[];
+            content?: unknown;
         };
         AnswerGiven: {
             /** @enum {string} */
@@ -843,6 +844,7 @@ export interface components {
             arguments?: unknown;
             text?: string;
             choices?: string[];
+            content?: unknown;
         };
         AnswerOf: {
             id: string;
@@ -856,6 +858,7 @@ export interface components {
             arguments?: unknown;
             text?: string;
             choices?: string[];
+            content?: unknown;
         };
         AnswerResult: {
             id: string;
@@ -871,6 +874,8 @@ export interface components {
         ApprovalDecidedData: {
             interaction_id: string;
             /** @enum {string} */
+            kind?: "approval" | "question" | "elicitation";
+            /** @enum {string} */
             decision: "approve" | "deny" | "answer";
             feedback?: string;
             source: string;
@@ -880,11 +885,12 @@ export interface components {
             arguments?: unknown;
             text?: string;
             choices?: string[];
+            content?: unknown;
         };
         ApprovalRequestedData: {
             interaction_id: string;
             /** @enum {string} */
-            kind?: "approval" | "question";
+            kind?: "approval" | "question" | "elicitation";
             tool: string;
             arguments: unknown;
             /** @enum {string} */
@@ -1159,7 +1165,7 @@ export interface components {
             run_id: string;
             node_id: string;
             /** @enum {string} */
-            kind: "approval" | "question";
+            kind: "approval" | "question" | "elicitation";
             /** @enum {string} */
             status: "pending" | "answered" | "cancelled" | "expired";
             tool: string;
@@ -1393,6 +1399,9 @@ export interface components {
             options?: components["schemas"]["Option"][];
             multiple?: boolean;
             allow_other?: boolean;
+            server?: string;
+            schema?: unknown;
+            url?: string;
         };
         Refusal: {
             code: string;
