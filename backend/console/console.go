@@ -144,9 +144,12 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 			case event.ApprovalRequested:
 				var d event.ApprovalRequestedData
 				_ = ev.Decode(&d)
-				if d.Kind == event.InteractionQuestion {
+				switch d.Kind {
+				case event.InteractionQuestion:
 					prompts <- func() { c.question(ctx, d) }
-				} else {
+				case event.InteractionElicitation:
+					prompts <- func() { c.elicitation(ctx, d) }
+				default:
 					prompts <- func() { c.ask(ctx, d) } // never block the feed on a person
 				}
 			case event.ApprovalDecided:
@@ -160,6 +163,10 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 					line = "approved"
 				case d.Decision == event.DecisionDeny:
 					line = "denied"
+				case d.Kind == event.InteractionElicitation && d.Decision == event.DecisionAnswer:
+					line = "answered"
+				case d.Kind == event.InteractionElicitation:
+					line = "declined"
 				case d.Decision == event.DecisionAnswer:
 					line = "answered: " + strings.Join(append(slices.Clone(d.Choices), d.Text), " ")
 				}

@@ -429,7 +429,7 @@ type ApprovalDecidedData struct {
 	// its node goes on running.
 	Kind     InteractionKind `json:"kind,omitempty"`
 	Decision Decision        `json:"decision"` // approve, deny, answer
-	Feedback      string   `json:"feedback,omitempty"`
+	Feedback string          `json:"feedback,omitempty"`
 	// Source is the surface that answered: web, desktop, cli, api, or policy.
 	Source string `json:"source"`
 	// Scope and GrantID are set when the answer saved a grant ("approve

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"steward/backend/elicit"
 	"steward/backend/event"
 	"steward/backend/store"
 )
@@ -24,8 +25,8 @@ func (in *Inbox) checkApproval(it store.Interaction, d *Decision) error {
 	if d.Decision == event.DecisionAnswer {
 		return fmt.Errorf("%w: %s is an approval: decide approve or deny", ErrInvalid, it.ID)
 	}
-	if d.Text != "" || len(d.Choices) > 0 {
-		return fmt.Errorf("%w: text and choices answer a question; %s is an approval", ErrInvalid, it.ID)
+	if d.Text != "" || len(d.Choices) > 0 || len(d.Content) > 0 {
+		return fmt.Errorf("%w: text, choices and content answer a question; %s is an approval", ErrInvalid, it.ID)
 	}
 	if len(d.Arguments) == 0 || bytes.Equal(bytes.TrimSpace(d.Arguments), []byte("null")) {
 		d.Arguments = nil
@@ -77,6 +78,9 @@ func checkAnswer(it store.Interaction, d *Decision) error {
 	if d.Scope != "" || len(d.Arguments) > 0 {
 		return fmt.Errorf("%w: scope and arguments go with approvals; %s is a question", ErrInvalid, it.ID)
 	}
+	if len(d.Content) > 0 {
+		return fmt.Errorf("%w: content answers an elicitation; %s is a question (text, choices)", ErrInvalid, it.ID)
+	}
 	if d.Decision == event.DecisionDeny {
 		if d.Text != "" || len(d.Choices) > 0 {
 			return fmt.Errorf("%w: a declined question takes no text or choices (say why in feedback)", ErrInvalid)
@@ -117,5 +121,41 @@ func checkAnswer(it store.Interaction, d *Decision) error {
 		}
 		return fmt.Errorf("%w: choose one of %q%s", ErrInvalid, labels, map[bool]string{true: " or answer in your own words"}[q.AllowOther])
 	}
+	return nil
+}
+
+// checkElicitation validates an answer to an MCP server's elicitation: a
+// form's content must meet the schema the person was shown (and gets its
+// defaults); a url elicitation is answered with nothing (the person did
+// what the page asked). Declining takes no content.
+func checkElicitation(it store.Interaction, d *Decision) error {
+	if d.Decision == event.DecisionApprove {
+		return fmt.Errorf("%w: %s is a server's request for input: answer it (decision answer, with content) or decline (deny)", ErrInvalid, it.ID)
+	}
+	if d.Scope != "" || len(d.Arguments) > 0 || d.Text != "" || len(d.Choices) > 0 {
+		return fmt.Errorf("%w: %s is a server's request for input: it takes content, not scope, arguments, text or choices", ErrInvalid, it.ID)
+	}
+	if d.Decision == event.DecisionDeny {
+		if len(d.Content) > 0 && !bytes.Equal(bytes.TrimSpace(d.Content), []byte("null")) {
+			return fmt.Errorf("%w: a declined request takes no content", ErrInvalid)
+		}
+		d.Content = nil
+		return nil
+	}
+	var q event.Question
+	if err := json.Unmarshal([]byte(it.Question), &q); err != nil {
+		return fmt.Errorf("request %s is unreadable: %w", it.ID, err)
+	}
+	if q.URL != "" {
+		if len(d.Content) > 0 {
+			return fmt.Errorf("%w: %s asks the person to open a page; its answer takes no content", ErrInvalid, it.ID)
+		}
+		return nil
+	}
+	content, err := elicit.Content(q.Schema, d.Content)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	d.Content = content
 	return nil
 }

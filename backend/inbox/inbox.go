@@ -26,6 +26,11 @@ import (
 // answered in time.
 const SourceTimeout = "timeout"
 
+// SourceWithdrawn is the source of the close of an interaction that nothing
+// waits for any more (Withdraw): the tool call that asked ended, or the
+// process that ran it stopped.
+const SourceWithdrawn = "withdrawn"
+
 // Errors of Answer. ErrAnswered is a conflict: the interaction is no longer
 // pending (the first answer won, or the run ended).
 var (
@@ -123,8 +128,12 @@ type Request struct {
 	// person who did not answer in time.
 	Timeout         time.Duration
 	DefaultDecision string
-	// Question makes the interaction a question (an ask_user call).
+	// Question makes the interaction a question (an ask_user call), or
+	// with Kind elicitation an MCP server's elicitation.
 	Question *event.Question
+	// Kind is the interaction's kind when it is not the one Question
+	// implies (question with one, approval without).
+	Kind event.InteractionKind
 }
 
 // Decision is a person's answer to an approval or a question.
@@ -138,6 +147,9 @@ type Decision struct {
 	// Text and Choices answer a question.
 	Text    string
 	Choices []string
+	// Content answers a form elicitation: an object that meets its schema
+	// (elicit.Content fills in its defaults).
+	Content json.RawMessage
 	// Scope, when set, also saves the answer as a grant ("approve always",
 	// "deny always") holding in the run, for the run's agent, or everywhere
 	// (store.ScopeRun, ScopeAgent, ScopeEverywhere). The grant matches the
@@ -157,6 +169,9 @@ func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key}
 	if r.Question != nil {
 		d.Kind = event.InteractionQuestion
+	}
+	if r.Kind != "" {
+		d.Kind = r.Kind
 	}
 	now := in.now()
 	if r.Timeout > 0 {
@@ -250,6 +265,17 @@ func (in *Inbox) Answered(ctx context.Context, id string) (bool, error) {
 	return it.Status == event.InteractionAnswered, nil
 }
 
+// Withdraw closes interaction id, declined with why as its feedback (source
+// withdrawn), when it is still pending: what asked no longer waits for the
+// answer. An interaction answered first is left as it was.
+func (in *Inbox) Withdraw(ctx context.Context, id, why string) error {
+	_, err := in.Answer(ctx, id, Decision{Decision: event.DecisionDeny, Feedback: why, Source: SourceWithdrawn})
+	if errors.Is(err, ErrAnswered) {
+		return nil
+	}
+	return err
+}
+
 // expire answers the interaction with its default decision.
 func (in *Inbox) expire(ctx context.Context, id string) (Decision, error) {
 	it, err := in.store.GetInteraction(ctx, id)
@@ -260,8 +286,11 @@ func (in *Inbox) expire(ctx context.Context, id string) (Decision, error) {
 	after := time.Duration(it.ExpiresAt-it.CreatedAt) * time.Millisecond
 	if d.Decision == event.DecisionDeny {
 		d.Feedback = fmt.Sprintf("nobody answered within %s, so it was denied by default", after)
-		if it.Kind == event.InteractionQuestion {
+		switch it.Kind {
+		case event.InteractionQuestion:
 			d.Feedback = fmt.Sprintf("nobody answered within %s; go on with your best judgement", after)
+		case event.InteractionElicitation:
+			d.Feedback = fmt.Sprintf("nobody answered within %s", after)
 		}
 	}
 	if _, err := in.Answer(ctx, id, d); err != nil {
@@ -276,7 +305,7 @@ func decisionOf(it store.Interaction) Decision {
 	if it.Answer != "" {
 		var a store.AnswerDetail
 		if json.Unmarshal([]byte(it.Answer), &a) == nil {
-			d.Arguments, d.Text, d.Choices = a.Arguments, a.Text, a.Choices
+			d.Arguments, d.Text, d.Choices, d.Content = a.Arguments, a.Text, a.Choices, a.Content
 		}
 	}
 	return d
@@ -320,12 +349,20 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	if it.Status != event.InteractionPending {
 		return it, fmt.Errorf("interaction %s is %s: %w", id, it.Status, ErrAnswered)
 	}
-	if it.Kind == event.InteractionQuestion {
-		if err := checkAnswer(it, &d); err != nil {
-			return it, err
-		}
-	} else if err := in.checkApproval(it, &d); err != nil {
+	switch it.Kind {
+	case event.InteractionQuestion:
+		err = checkAnswer(it, &d)
+	case event.InteractionElicitation:
+		err = checkElicitation(it, &d)
+	default:
+		err = in.checkApproval(it, &d)
+	}
+	if err != nil {
 		return it, err
+	}
+	var kind event.InteractionKind
+	if it.Kind == event.InteractionElicitation {
+		kind = event.InteractionElicitation
 	}
 	grantID := ""
 	if d.Scope != "" {
@@ -338,8 +375,8 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 		grantID = g.ID
 	}
 	_, err = in.store.Append(context.WithoutCancel(ctx), event.New(it.RunID, event.ApprovalDecided, it.NodeID, event.ApprovalDecidedData{
-		InteractionID: id, Decision: event.Decision(d.Decision), Feedback: d.Feedback, Source: d.Source, Scope: event.GrantScope(d.Scope), GrantID: grantID,
-		Arguments: d.Arguments, Text: d.Text, Choices: d.Choices,
+		InteractionID: id, Kind: kind, Decision: event.Decision(d.Decision), Feedback: d.Feedback, Source: d.Source, Scope: event.GrantScope(d.Scope), GrantID: grantID,
+		Arguments: d.Arguments, Text: d.Text, Choices: d.Choices, Content: d.Content,
 	}))
 	if err != nil && grantID != "" {
 		if derr := in.store.DeleteGrant(context.WithoutCancel(ctx), grantID); derr != nil && !errors.Is(derr, store.ErrNotFound) {

@@ -226,6 +226,9 @@ func (r *Recorded) fold(evs []event.Event) {
 		case event.ApprovalRequested:
 			var d event.ApprovalRequestedData
 			_ = ev.Decode(&d)
+			if d.Kind == event.InteractionElicitation {
+				break // a server's question during the call: no decision on it
+			}
 			byID[d.InteractionID] = len(r.approvals)
 			r.approvals = append(r.approvals, approval{tool: d.Tool, arguments: d.Arguments})
 		case event.ApprovalDecided:

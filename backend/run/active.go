@@ -59,6 +59,9 @@ type active struct {
 	pauseAsked  bool
 	pauseReason string
 	stepping    bool
+	// eliciting counts the servers' questions the run's calls wait on
+	// (elicitations): the run waits while there is one.
+	eliciting int
 	// brokeAt remembers the calls a breakpoint already stopped before.
 	brokeAt map[string]bool
 	// files is the run's journal and watcher; nil without Config.Blobs.

@@ -103,9 +103,14 @@ type toolState struct {
 	// log's), while it is open; waitedMS the time it waited for a person,
 	// which is not the run's work (its wall-time budget).
 	askedAt, waitedMS int64
-	decision          string // approve, deny or answer, once answered
-	feedback          string
-	source            string
+	// eliciting are the call's elicitations still open (its server asks
+	// the person while it runs), elicitedAt when the latest opened: a
+	// call that ran on after a restart no longer waits for them.
+	eliciting  []string
+	elicitedAt int64
+	decision   string // approve, deny or answer, once answered
+	feedback   string
+	source     string
 	// edited are the arguments a person approved instead of the model's.
 	edited json.RawMessage
 	// answer is a question's answer as the model reads it.
@@ -193,13 +198,24 @@ func (f *Fold) apply(ev event.Event) {
 	case event.ApprovalRequested:
 		var d event.ApprovalRequestedData
 		_ = ev.Decode(&d)
-		if t := f.toolByNode(ev.NodeID); t != nil {
+		if t := f.toolByNode(ev.NodeID); t != nil && d.Kind == event.InteractionElicitation {
+			// The server of a running call asks: the call's own decision
+			// stands; only the wait for the person counts.
+			t.elicitedAt = ev.TS
+			t.eliciting = append(t.eliciting, d.InteractionID)
+		} else if t != nil {
 			t.interaction, t.askedAt = d.InteractionID, ev.TS
 		}
 	case event.ApprovalDecided:
 		var d event.ApprovalDecidedData
 		_ = ev.Decode(&d)
-		if t := f.toolByNode(ev.NodeID); t != nil {
+		if t := f.toolByNode(ev.NodeID); t != nil && d.Kind == event.InteractionElicitation {
+			if t.elicitedAt > 0 && ev.TS > t.elicitedAt {
+				t.waitedMS += ev.TS - t.elicitedAt
+			}
+			t.elicitedAt = 0
+			t.eliciting = slices.DeleteFunc(t.eliciting, func(id string) bool { return id == d.InteractionID })
+		} else if t != nil {
 			t.decision, t.feedback, t.source, t.edited = string(d.Decision), d.Feedback, d.Source, d.Arguments
 			t.answer = interact.Answer(d.Text, d.Choices)
 			if t.askedAt > 0 && ev.TS > t.askedAt {

@@ -76,6 +76,7 @@ func (s *Service) endReplay(ctx context.Context, r store.Run) error {
 	for _, ev := range evs {
 		st.apply(ev)
 	}
+	s.withdrawDied(ctx, st)
 	msg := "Steward stopped during this replay, and a replay cannot be resumed: replay run " + r.ReplayOf + " again, or fork this run to go on with the live model."
 	// Every node still open is closed, as a run's end closes them, so the
 	// graph shows nothing running.
@@ -159,7 +160,9 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 			}
 		}
 		a.pauseAsked, a.pauseReason = true, "recovered"
-	}, nil)
+	}, func(a *active) {
+		s.withdrawDied(context.WithoutCancel(ctx), a.st)
+	})
 	if err == nil && cancelled {
 		a.cancel(errCancelled)
 		a.signal()

@@ -170,8 +170,10 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 	}
 	servers := &serverNotes{a: a, node: node}
 	progress := newProgressNotes(a, node)
-	env.Server, env.Progress = servers.note, progress.note
+	asks := newElicitations(s, a, node, call.Name, args)
+	env.Server, env.Progress, env.Elicit = servers.note, progress.note, asks.ask
 	res, err := a.st.registry.Call(ctx, env, call.Name, args)
+	asks.end(ctx)
 	servers.end()
 	progress.end() // the last report heard, before the node ends
 	if exec {

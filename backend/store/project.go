@@ -45,6 +45,7 @@ const (
 			WHERE id = ? AND run_id = ? AND status = 'pending'`
 	qInteractionStatus = `SELECT status FROM interactions WHERE id = ? AND run_id = ?`
 	qNodeStatus        = `UPDATE nodes SET status = ? WHERE run_id = ? AND id = ?`
+	qNodeResumed       = `UPDATE nodes SET status = 'running' WHERE run_id = ? AND id = ? AND status = 'waiting'`
 	qFileChange        = `INSERT INTO file_changes(run_id, seq, node_id, op, path, before, after, before_unknown, size, source, undoes, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
@@ -231,9 +232,15 @@ func project(g *group, ev event.Event) error {
 			}
 			return fmt.Errorf("interaction %s is already %s: %w", d.InteractionID, status, ErrConflict)
 		}
+		if d.Kind == event.InteractionElicitation {
+			// The call goes on, answered or declined; one that ended
+			// meanwhile (interrupted at a restart) keeps its end.
+			_, err = tx.ExecContext(ctx, qNodeResumed, ev.RunID, ev.NodeID)
+			return err
+		}
 		status := event.NodeRunning
-		if d.Decision == event.DecisionDeny && d.Kind != event.InteractionElicitation {
-			status = event.NodeDenied // an elicitation declined: the call goes on
+		if d.Decision == event.DecisionDeny {
+			status = event.NodeDenied
 		}
 		_, err = tx.ExecContext(ctx, qNodeStatus, status, ev.RunID, ev.NodeID)
 		return err

@@ -84,6 +84,40 @@ type Env struct {
 	// use; nil (a call outside a run) records nothing, and a tool may then
 	// not ask for progress at all.
 	Progress func(Progress)
+	// Elicit, when set, asks the person a question the call's server asks
+	// while the call runs (an MCP server's elicitation) and waits for the
+	// answer, until ctx ends: the engine opens it in the inbox. It is safe
+	// for concurrent use and may be called only until Run returns; nil (a
+	// call outside a run, an unattended one) declines at once.
+	Elicit func(ctx context.Context, q Elicitation) (ElicitAnswer, error)
+}
+
+// Elicitation is what a server asks the person: its message as Text, its
+// name as Server, and a form's Schema or a page's URL (event.Question).
+type Elicitation = event.Question
+
+// ElicitAnswer is the person's answer to an elicitation: Action is one of
+// ElicitAccept (with a form's Content, defaults filled in), ElicitDecline
+// (the person said no) or ElicitCancel (nobody answered: the time ran
+// out, the call or the run ended).
+type ElicitAnswer struct {
+	Action  string
+	Content json.RawMessage
+}
+
+// Elicitation actions, as MCP names them.
+const (
+	ElicitAccept  = "accept"
+	ElicitDecline = "decline"
+	ElicitCancel  = "cancel"
+)
+
+// AskPerson asks q through env.Elicit; with none it declines.
+func (env Env) AskPerson(ctx context.Context, q Elicitation) (ElicitAnswer, error) {
+	if env.Elicit == nil {
+		return ElicitAnswer{Action: ElicitDecline}, nil
+	}
+	return env.Elicit(ctx, q)
 }
 
 // Progress is how far a call has got: the log's tool.progress payload.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/backend/elicit"
 	"steward/backend/tool"
 	"steward/backend/tools/mcp"
 	"steward/backend/tools/mcp/mcptest"
@@ -55,7 +56,12 @@ func conformanceClientIfAsked() {
 		}
 	}
 	reg.AddRunEnder(m)
-	env := tool.Env{RunID: "run_conformance"}
+	// The person accepts every form as it is shown: its defaults.
+	env := tool.Env{RunID: "run_conformance", Elicit: func(_ context.Context, q tool.Elicitation) (tool.ElicitAnswer, error) {
+		content, err := elicit.Content(q.Schema, nil)
+		logf("asked %q: %s, %v", q.Text, content, err)
+		return tool.ElicitAnswer{Action: tool.ElicitAccept, Content: content}, err
+	}}
 	code := 0
 	var names []string
 	for _, s := range reg.Specs(mcp.Pattern("cf")) {
@@ -90,11 +96,11 @@ var conformanceExpected = []struct {
 }{
 	{"initialize", true, ""},
 	{"tools_call", true, ""},
-	// The scenario's server sends elicitation/create to a client that
-	// claimed no elicitation, unrelated to the call, so on the standalone
-	// stream Steward does not open: nobody answers, and its tool gives up
-	// after the TypeScript SDK's 60 s.
-	{"elicitation-sep1034-client-defaults", false, "Steward does not take elicitation requests"},
+	// The scenario's server sends elicitation/create on the standing
+	// stream, unrelated to the call: it goes to the call in flight on the
+	// session, whose person (here: one who accepts the form as shown)
+	// answers, with the defaults filled in.
+	{"elicitation-sep1034-client-defaults", true, ""},
 	// The SDK's streamable client reconnects as the server's retry says.
 	{"sse-retry", true, ""},
 	{"auth/metadata-default", false, noOAuth},

@@ -169,9 +169,11 @@ func (m *Manager) dial(ctx context.Context, name string, s Server, legacy bool, 
 			t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: client}
 			break
 		}
-		// Steward reads no server-initiated message in this version: no
-		// standing stream to keep open.
-		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client, DisableStandaloneSSE: true}
+		// The standing stream is kept open: a server of the 2025-11-25 era
+		// may send its elicitation/create there rather than on the call's
+		// own stream (the TypeScript SDK does, for a request it does not
+		// tie to the call).
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client}
 	default:
 		return nil, fmt.Errorf("MCP server %s: type %q", name, s.Type) // ParseServers refused it
 	}

@@ -105,6 +105,9 @@ type Manager struct {
 	// token they sent (progress.go); tokens counts the tokens given.
 	watches map[string]*watch
 	tokens  int64
+	// asking are the calls in flight, for the questions their servers
+	// ask (elicit.go).
+	asking askings
 }
 
 var (
@@ -124,15 +127,20 @@ func New(o Options) *Manager {
 	if v == "" {
 		v = "dev"
 	}
-	// No capability: the SDK's default claims roots (with listChanged),
-	// which Steward keeps none of, and servers act on the claim (the
-	// filesystem server asks for them at start, server-everything offers
-	// a get-roots-list tool). Sampling and elicitation are not offered
-	// either: no handler is set. Progress is no capability: a call asks
-	// for it with its token (progress.go).
+	// Elicitation, in both modes, is the one capability (elicit.go). Not
+	// roots: the SDK's default claims them (with listChanged), Steward
+	// keeps none, and servers act on the claim (the filesystem server asks
+	// for them at start, server-everything offers a get-roots-list tool).
+	// Not sampling: no handler is set. Progress is no capability: a call
+	// asks for it with its token (progress.go).
 	m := &Manager{o: o, servers: maps.Clone(o.Servers), runs: map[string]map[string]*conn{}, legacy: map[string]bool{},
 		status: map[string]ServerStatus{}, logs: map[string]*stderrTail{}, watches: map[string]*watch{}}
-	opts := &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}, ProgressNotificationHandler: m.progress}
+	opts := &sdk.ClientOptions{
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{
+			Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
+		ProgressNotificationHandler: m.progress,
+		ElicitationHandler:          m.elicit,
+	}
 	m.client = sdk.NewClient(&sdk.Implementation{Name: "steward", Version: v}, opts)
 	return m
 }

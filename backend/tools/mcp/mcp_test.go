@@ -128,11 +128,11 @@ func TestCallResults(t *testing.T) {
 	}
 }
 
-// Steward claims no client capability: it keeps no roots (the SDK's
-// default claims roots, which servers act on: server-filesystem asks for
-// them, server-everything offers a get-roots-list tool) and answers no
-// sampling or elicitation request.
-func TestClientClaimsNoCapability(t *testing.T) {
+// Steward claims elicitation (form and url) and no other client
+// capability: it keeps no roots (the SDK's default claims roots, which
+// servers act on: server-filesystem asks for them, server-everything
+// offers a get-roots-list tool) and answers no sampling request.
+func TestClientClaimsElicitationAlone(t *testing.T) {
 	t.Parallel()
 	for kind, srv := range transports(t) {
 		t.Run(kind, func(t *testing.T) {
@@ -142,8 +142,8 @@ func TestClientClaimsNoCapability(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("%+v, %v", res, err)
 			}
-			if res.Output != "{}" {
-				t.Errorf("the client claims %s, want {}", res.Output)
+			if want := `{"elicitation":{"form":{},"url":{}}}`; res.Output != want {
+				t.Errorf("the client claims %s, want %s", res.Output, want)
 			}
 		})
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"steward/backend/elicit"
 	"steward/backend/tool"
 	"steward/backend/tools/mcp"
 	"steward/backend/tools/mcp/mcptest"
@@ -36,6 +37,40 @@ func call(t *testing.T, reg *tool.Registry, env tool.Env, name, args string) too
 	return res
 }
 
+// server-everything's form asks for every kind of field MCP allows: the
+// person sees it, and what they answer, defaults filled in, is what the
+// server reads.
+func TestNPMEverythingElicitation(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NPMServer(t, "@modelcontextprotocol/server-everything", "stdio")
+	reg, _, l := setup(t, map[string]mcp.Server{"every": srv}, nil)
+	var asked []tool.Elicitation
+	env := tool.Env{RunID: "run_1", Elicit: func(_ context.Context, q tool.Elicitation) (tool.ElicitAnswer, error) {
+		asked = append(asked, q)
+		content, err := elicit.Content(q.Schema, json.RawMessage(`{"name": "Ada Lovelace", "email": "ada@example.com", "integer": 7}`))
+		return tool.ElicitAnswer{Action: tool.ElicitAccept, Content: content}, err
+	}}
+	res := call(t, reg, env, "mcp__every__trigger-elicitation-request", `{}`)
+	if res.IsError {
+		t.Fatalf("%+v (log: %s)", res, l)
+	}
+	for _, want := range []string{"User provided the requested information", "- Name: Ada Lovelace", "- Email: ada@example.com",
+		"- Favorite Integer: 7", "- Favorite Number: 3.14"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("the server read %q, without %q", res.Output, want)
+		}
+	}
+	if len(asked) != 1 || asked[0].Server != "every" || len(asked[0].Schema) == 0 {
+		t.Fatalf("asked %+v", asked)
+	}
+	env.Elicit = func(context.Context, tool.Elicitation) (tool.ElicitAnswer, error) {
+		return tool.ElicitAnswer{Action: tool.ElicitDecline}, nil
+	}
+	if res := call(t, reg, env, "mcp__every__trigger-elicitation-request", `{}`); !strings.Contains(res.Output, "declined") {
+		t.Errorf("declined: the server read %q", res.Output)
+	}
+}
+
 func TestNPMEverythingTools(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.NPMServer(t, "@modelcontextprotocol/server-everything", "stdio")
@@ -47,17 +82,19 @@ func TestNPMEverythingTools(t *testing.T) {
 			t.Errorf("%s of an untrusted stdio server has risk %s, want %s", s.Name, s.Risk, tool.RiskExec)
 		}
 	}
-	// The tools server-everything registers for every client (the others
-	// need sampling, elicitation or roots, which Steward does not offer);
-	// names with '-' are kept as they are.
+	// The tools server-everything registers for every client, and those
+	// for a client that takes elicitation (the others need sampling or
+	// roots, which Steward does not offer); names with '-' are kept as
+	// they are.
 	for _, want := range []string{"mcp__every__echo", "mcp__every__get-sum", "mcp__every__get-tiny-image",
-		"mcp__every__trigger-long-running-operation", "mcp__every__gzip-file-as-resource", "mcp__every__get-structured-content"} {
+		"mcp__every__trigger-long-running-operation", "mcp__every__gzip-file-as-resource", "mcp__every__get-structured-content",
+		"mcp__every__trigger-elicitation-request"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v lack %s (log: %s)", names, want, l)
 		}
 	}
 	for _, n := range names {
-		if strings.Contains(n, "sampling") || strings.Contains(n, "elicitation") || strings.Contains(n, "roots") {
+		if strings.Contains(n, "sampling") || strings.Contains(n, "roots") {
 			t.Errorf("%s is offered: the server thinks Steward has a capability it does not", n)
 		}
 	}

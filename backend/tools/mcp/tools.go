@@ -121,6 +121,8 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, args json.RawMessage
 	if err != nil {
 		return tool.Errorf(CodeUnavailable, err.Error()), nil
 	}
+	ctx, done := t.m.asking.calling(ctx, ss.ClientSession, env, t.server)
+	defer done()
 	params := &sdk.CallToolParams{Name: t.remote, Arguments: args}
 	if env.Progress != nil {
 		token, stop := t.m.watchProgress(ss, env.Progress)

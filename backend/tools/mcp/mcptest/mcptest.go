@@ -164,6 +164,37 @@ type ProgressArgs struct {
 	AsToken string `json:"as_token,omitempty"`
 }
 
+// AskArgs are the ask tool's arguments: what it asks the client's person,
+// a form (Schema) or a page (URL).
+type AskArgs struct {
+	Message string         `json:"message"`
+	Schema  map[string]any `json:"schema,omitempty"`
+	URL     string         `json:"url,omitempty"`
+}
+
+// AskAnswer starts the ask tool's answer; the answer it was given, as
+// JSON, follows.
+const AskAnswer = "answer: "
+
+// ask asks as a server of the 2026-07-28 era does, with an input-required
+// result, and says the answer it is called again with; for a client of
+// the older era, the SDK's server sends elicitation/create instead and
+// calls it again with the answer.
+func ask(ctx context.Context, req *sdk.CallToolRequest, in AskArgs) (*sdk.CallToolResult, any, error) {
+	if r, ok := req.Params.InputResponses["q"]; ok {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: AskAnswer + string(b)}}}, nil, nil
+	}
+	p := &sdk.ElicitParams{Mode: "form", Message: in.Message, RequestedSchema: in.Schema}
+	if in.URL != "" {
+		p = &sdk.ElicitParams{Mode: "url", Message: in.Message, URL: in.URL, ElicitationID: "ask-1"}
+	}
+	return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"q": p}}, nil, nil
+}
+
 // maxProgress bounds the reports of one progress call.
 const maxProgress = 10000
 
@@ -362,6 +393,7 @@ func Server(extra bool) *sdk.Server {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "file text"}, &sdk.TextContent{Text: `[{"n": 1}]`}},
 				StructuredContent: sc}, nil, nil
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Asks the client's person (an elicitation), then says the answer."}, ask)
 	sdk.AddTool(s, &sdk.Tool{Name: "capabilities", Description: "Returns the capabilities the client claimed, as JSON."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in noArgs) (*sdk.CallToolResult, any, error) {
 			// As on the wire: RootsV2 says whether roots are claimed
