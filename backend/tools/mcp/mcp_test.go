@@ -46,7 +46,7 @@ func TestToolsListedWithNamesSchemasAndRisks(t *testing.T) {
 			for _, s := range specs {
 				names = append(names, s.Name)
 			}
-			want := []string{"mcp__fx__big", "mcp__fx__capabilities", "mcp__fx__echo", "mcp__fx__exit", "mcp__fx__exit_soon", "mcp__fx__fail", "mcp__fx__freeze", "mcp__fx__getenv", "mcp__fx__hang", "mcp__fx__mixed_content", "mcp__fx__pictures", "mcp__fx__pid", "mcp__fx__probe", "mcp__fx__progress", "mcp__fx__protocol_error", "mcp__fx__structured", "mcp__fx__wipe"}
+			want := []string{"mcp__fx__ask", "mcp__fx__big", "mcp__fx__capabilities", "mcp__fx__echo", "mcp__fx__exit", "mcp__fx__exit_soon", "mcp__fx__fail", "mcp__fx__freeze", "mcp__fx__getenv", "mcp__fx__hang", "mcp__fx__mixed_content", "mcp__fx__pictures", "mcp__fx__pid", "mcp__fx__probe", "mcp__fx__progress", "mcp__fx__protocol_error", "mcp__fx__structured", "mcp__fx__wipe"}
 			if !slices.Equal(names, want) {
 				t.Fatalf("tools %v, want %v (log: %s)", names, want, l)
 			}
