@@ -43,9 +43,63 @@ func (s *Settings) PutMCPServer(ctx context.Context, name string, entry json.Raw
 		if err := json.Compact(&compact, entry); err != nil {
 			return fmt.Errorf("%w: mcpServers.%s: %v", ErrInvalid, name, err)
 		}
-		entries[name] = compact.Bytes()
+		kept, err := keepSaved(name, compact.Bytes(), entries[name])
+		if err != nil {
+			return err
+		}
+		entries[name] = kept
 		return nil
 	})
+}
+
+// keepSaved fills in the env and headers values an edit leaves null with
+// the values saved in old: a surface shows the names of those values,
+// never the values (they are often secrets), so an edit says "keep" for
+// each it does not change. A null with no saved value is an error naming
+// it.
+func keepSaved(name string, entry, old json.RawMessage) (json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(entry, &fields); err != nil {
+		return nil, fmt.Errorf("%w: mcpServers.%s: %v", ErrInvalid, name, err)
+	}
+	var saved map[string]json.RawMessage
+	if len(old) > 0 {
+		_ = json.Unmarshal(old, &saved) // a saved entry was checked when it was saved
+	}
+	changed := false
+	for _, key := range []string{"env", "headers"} {
+		raw, ok := fields[key]
+		if !ok {
+			continue
+		}
+		var values map[string]*string
+		if err := json.Unmarshal(raw, &values); err != nil {
+			return nil, fmt.Errorf("%w: mcpServers.%s.%s must be an object of strings: %v", ErrInvalid, name, key, err)
+		}
+		var before map[string]string
+		if b, ok := saved[key]; ok {
+			_ = json.Unmarshal(b, &before)
+		}
+		for k, v := range values {
+			if v != nil {
+				continue
+			}
+			prev, ok := before[k]
+			if !ok {
+				return nil, fmt.Errorf("%w: mcpServers.%s.%s.%s is null, which keeps the saved value, and none is saved: give its value", ErrInvalid, name, key, k)
+			}
+			values[k], changed = &prev, true
+		}
+		b, err := json.Marshal(values)
+		if err != nil {
+			return nil, err
+		}
+		fields[key] = b
+	}
+	if !changed {
+		return entry, nil
+	}
+	return json.Marshal(fields)
 }
 
 // RemoveMCPServer removes server name from config.json's mcpServers.

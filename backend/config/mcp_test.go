@@ -74,3 +74,34 @@ func TestMCPServersEditedInConfigJSON(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An edit from a surface that never saw the secret values leaves them null,
+// and the saved values stay; a null with no saved value is refused.
+func TestMCPServerEditKeepsTheValuesItLeavesNull(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSettings(t, nil)
+	ctx := context.Background()
+	const token = "ghp_secret0123456789abcdef"
+	if err := s.PutMCPServer(ctx, "gh", json.RawMessage(`{"command": "gh-mcp", "env": {"GITHUB_TOKEN": "`+token+`", "MODE": "a"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutMCPServer(ctx, "gh", json.RawMessage(`{"command": "gh-mcp", "args": ["--read-only"], "env": {"GITHUB_TOKEN": null, "MODE": "b"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"GITHUB_TOKEN": "`+token+`"`) || !strings.Contains(string(b), `"MODE": "b"`) || !strings.Contains(string(b), "--read-only") {
+		t.Errorf("config.json after the edit:\n%s", b)
+	}
+	for _, bad := range []struct{ name, entry, want string }{
+		{"gh", `{"command": "gh-mcp", "env": {"OTHER": null}}`, "mcpServers.gh.env.OTHER is null"},
+		{"new", `{"type": "http", "url": "https://x.example/mcp", "headers": {"Authorization": null}}`, "mcpServers.new.headers.Authorization is null"},
+		{"gh", `{"command": "gh-mcp", "env": {"N": 1}}`, "must be an object of strings"},
+	} {
+		if err := s.PutMCPServer(ctx, bad.name, json.RawMessage(bad.entry)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("put %s %s: %v, want %q", bad.name, bad.entry, err, bad.want)
+		}
+	}
+}

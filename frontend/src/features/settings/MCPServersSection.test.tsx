@@ -2,7 +2,7 @@ import { cleanup, fireEvent, screen, waitFor, within } from "@testing-library/re
 import { afterEach, describe, expect, it } from "vitest";
 import type { MCPServer, MCPTest } from "../../api/types";
 import { invalid, ok, renderWith, type Route } from "./fakeApi";
-import { parseEntries } from "./MCPServersSection";
+import { entryOf, parseEntries } from "./MCPServersSection";
 import { SettingsPage } from "./SettingsPage";
 
 afterEach(cleanup);
@@ -101,6 +101,33 @@ describe("MCP servers settings", () => {
     fireEvent.click(within(again).getByRole("button", { name: "Save" }));
     await waitFor(() => expect(screen.getAllByTestId("mcp-server")).toHaveLength(4));
     expect(sent("PUT", "/mcp/servers/mem")[0]!.body).toEqual({ command: "npx", args: ["server-memory"] });
+  });
+
+  it("edits a server with its secret values kept unseen, as null", async () => {
+    const edited = { ...github, args: ["-y", "@modelcontextprotocol/server-github", "--read-only"] };
+    const { sent } = start(listed, { "PUT /mcp/servers/github": ok({ servers: [edited, docs] }) });
+    const card = (await screen.findAllByTestId("mcp-server"))[0]!;
+    fireEvent.click(within(card).getByRole("button", { name: "Edit" }));
+    const form = within(card).getByRole("form", { name: "Edit MCP server github" });
+    expect((within(form).getByLabelText("Name") as HTMLInputElement).readOnly).toBe(true);
+    const entry = within(form).getByLabelText("Entry") as HTMLTextAreaElement;
+    expect(JSON.parse(entry.value)).toEqual({ command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_TOKEN: null } });
+    expect(form.textContent).toContain("keeps the one saved");
+    const next = JSON.parse(entry.value);
+    next.args.push("--read-only");
+    fireEvent.change(entry, { target: { value: JSON.stringify(next) } });
+    fireEvent.click(within(form).getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(screen.getByText("npx -y @modelcontextprotocol/server-github --read-only")).toBeTruthy());
+    expect(sent("PUT", "/mcp/servers/github")[0]!.body).toEqual({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-github", "--read-only"],
+      env: { GITHUB_TOKEN: null },
+    });
+    expect(screen.queryByRole("form", { name: "Edit MCP server github" })).toBeNull();
+  });
+
+  it("keeps trust, protocol and headers of an http server it edits", () => {
+    expect(entryOf(docs)).toEqual({ type: "http", url: "https://mcp.example/docs", headers: { Authorization: null }, protocol: "modern", trusted: true });
   });
 
   it("shows why the server refused an entry and keeps the form", async () => {

@@ -93,11 +93,39 @@ export function parseEntries(name: string, text: string): [string, unknown][] {
   return [[name.trim(), v]];
 }
 
-function AddServer({ onDone }: { onDone: (servers?: MCPServer[]) => void }) {
+/**
+ * entryOf is a server's entry as config.json holds it, for editing: the
+ * values of its env and headers are never sent to the UI (they are often
+ * secrets), so each is null, which the server reads as "keep the saved
+ * value".
+ */
+export function entryOf(s: MCPServer): Record<string, unknown> {
+  const e: Record<string, unknown> = {};
+  if (s.type === "stdio") {
+    e.command = s.command;
+    if (s.args?.length) e.args = s.args;
+    if (s.cwd) e.cwd = s.cwd;
+  } else {
+    e.type = s.type;
+    e.url = s.url;
+  }
+  const kept = (names?: string[]) => Object.fromEntries((names ?? []).map((n) => [n, null]));
+  if (s.env?.length) e.env = kept(s.env);
+  if (s.headers?.length) e.headers = kept(s.headers);
+  if (s.bearer_token_env) e.bearer_token_env = s.bearer_token_env;
+  if (s.protocol && s.protocol !== "auto") e.protocol = s.protocol;
+  if (s.keys && Object.keys(s.keys).length > 0) e.keys = s.keys;
+  if (s.type === "stdio" && s.sandbox_network === "on") e.sandbox_network = "on";
+  if (s.trusted) e.trusted = true;
+  if (s.disabled) e.disabled = true;
+  return e;
+}
+
+function AddServer({ onDone, editing }: { onDone: (servers?: MCPServer[]) => void; editing?: MCPServer }) {
   const { api } = useServices();
   const id = useId();
-  const [name, setName] = useState("");
-  const [text, setText] = useState("");
+  const [name, setName] = useState(editing?.name ?? "");
+  const [text, setText] = useState(editing ? JSON.stringify(entryOf(editing), null, 2) : "");
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
 
@@ -126,10 +154,20 @@ function AddServer({ onDone }: { onDone: (servers?: MCPServer[]) => void }) {
   }
 
   return (
-    <form className="provider-card mcp-add" aria-label="Add an MCP server" onSubmit={(e) => void save(e)}>
+    <form
+      className="provider-card mcp-add"
+      aria-label={editing ? `Edit MCP server ${editing.name}` : "Add an MCP server"}
+      onSubmit={(e) => void save(e)}
+    >
       <div className="field">
         <label htmlFor={`${id}-name`}>Name</label>
-        <input id={`${id}-name`} value={name} onChange={(e) => setName(e.target.value)} placeholder="github" />
+        <input
+          id={`${id}-name`}
+          value={name}
+          readOnly={!!editing}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="github"
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-entry`}>Entry</label>
@@ -144,6 +182,13 @@ function AddServer({ onDone }: { onDone: (servers?: MCPServer[]) => void }) {
         <p className="hint muted">
           As Claude Desktop, Claude Code or Cursor keep it, or their whole <code>{'{"mcpServers": {...}}'}</code> (then the
           name comes from each entry). <code>{"${VAR}"}</code> is read from the environment when the server starts.
+          {editing && (
+            <>
+              {" "}
+              A value left <code>null</code> in <code>env</code> or <code>headers</code> keeps the one saved, which is never
+              shown here.
+            </>
+          )}
         </p>
       </div>
       {error && (
@@ -169,6 +214,7 @@ function ServerCard({ s, onServers }: { s: MCPServer; onServers: (list: MCPServe
   const [testing, setTesting] = useState(false);
   const [error, setError] = useState<string>();
   const [confirm, setConfirm] = useState<"trust" | "remove">();
+  const [editing, setEditing] = useState(false);
   const [busy, setBusy] = useState(false);
 
   async function change(f: () => Promise<MCPServer[]>) {
@@ -231,10 +277,22 @@ function ServerCard({ s, onServers }: { s: MCPServer; onServers: (list: MCPServe
             Trust…
           </button>
         )}
+        <button type="button" disabled={busy || editing} onClick={() => setEditing(true)}>
+          Edit
+        </button>
         <button type="button" className="danger" disabled={busy} onClick={() => setConfirm("remove")}>
           Remove…
         </button>
       </div>
+      {editing && (
+        <AddServer
+          editing={s}
+          onDone={(list) => {
+            setEditing(false);
+            if (list) onServers(list);
+          }}
+        />
+      )}
       {confirm === "trust" && (
         <div className="confirm-row" role="group" aria-label={`Trust ${s.name}`}>
           <span>
