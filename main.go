@@ -79,7 +79,7 @@ func build(getenv func(string) string, logw io.Writer) (*cli.Services, error) {
 	// where the run's sandbox settings ask for it.
 	sb := newSandbox(cfg, getenv)
 	mcps := mcptools.New(mcptools.Options{Servers: cfg.MCPServers, Getenv: getenv, Version: version, Sandbox: sb,
-		Logf: func(format string, args ...any) { logger.Printf(format, args...) }})
+		SharedDir: sharedMCPDir(), Logf: func(format string, args ...any) { logger.Printf(format, args...) }})
 	// A workspace's .mcp.json, once the person approved it there, gives
 	// the runs of agents that use project servers their own (approvals are
 	// in config.json, read at each run's start).
@@ -198,4 +198,15 @@ func (r runTools) RunTools(runID string) inbox.Tools {
 		return l
 	}
 	return nil
+}
+
+// sharedMCPDir is where shared stdio MCP servers keep what they write: the
+// user's cache, outside Steward's data directory (which the sandbox hides
+// from every program it confines).
+func sharedMCPDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "" // the Manager's default, under the temporary directory
+	}
+	return filepath.Join(dir, "steward", "mcp-shared")
 }

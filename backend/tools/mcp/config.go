@@ -63,6 +63,13 @@ type Server struct {
 	// the command sandbox (a run whose agent's sandbox confines it): off,
 	// the default, leaves it its own loopback only.
 	SandboxNetwork event.SandboxNetwork `json:"sandbox_network,omitempty"`
+	// Shared makes one session with the server serve every run, kept
+	// until Steward stops or the entry changes, for a server that is safe
+	// to share (one run's state may reach another's through it): by
+	// default each run has its own. A shared stdio server is no run's: it
+	// is confined in a folder of its own (Options.SharedDir), not in a
+	// run's workspace (confine.go).
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Protocol settings (Server.Protocol).

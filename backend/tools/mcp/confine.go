@@ -28,19 +28,19 @@ import (
 // is that of any absolute path among its arguments: a server installed in
 // a checkout under /tmp, or a test's binary, still starts. A secret stays
 // hidden whoever names it (sandbox.Command.ReadOnly).
-func (m *Manager) confine(name string, s Server, cmd *exec.Cmd, in *tool.Env) error {
+func (m *Manager) confine(name string, s Server, cmd *exec.Cmd, in *tool.Env) (bool, error) {
 	if m.o.Sandbox == nil || in == nil || in.Workspace == "" {
-		return nil
+		return false, nil
 	}
 	if cmd.Err != nil {
-		return nil // the program is not there: it fails to start, as it would unconfined
+		return false, nil // the program is not there: it fails to start, as it would unconfined
 	}
 	st := m.o.Sandbox.State(in.Sandbox)
 	switch {
 	case st.Refused:
-		return fmt.Errorf("MCP server %s was not started: the sandbox is on for this agent, and it cannot work on this machine: %s", name, st.Reason)
+		return false, fmt.Errorf("MCP server %s was not started: the sandbox is on for this agent, and it cannot work on this machine: %s", name, st.Reason)
 	case !st.Confined:
-		return nil
+		return false, nil
 	}
 	dir := cmd.Dir
 	if dir == "" {
@@ -59,11 +59,11 @@ func (m *Manager) confine(name string, s Server, cmd *exec.Cmd, in *tool.Env) er
 	boxed, err := m.o.Sandbox.Wrap(sandbox.Command{Path: program, Args: s.Args, Dir: dir, Env: cmd.Env, Workspace: in.Workspace,
 		Network: s.SandboxNetwork == event.NetworkOn, ReadOnly: shown, DieWithParent: true})
 	if err != nil {
-		return fmt.Errorf("MCP server %s was not started in the sandbox: %w", name, err)
+		return false, fmt.Errorf("MCP server %s was not started in the sandbox: %w", name, err)
 	}
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = boxed.Path, append([]string{boxed.Path}, boxed.Args...), boxed.Env, ""
 	cmd.Err = nil // the lookup of the program was exec.Command's; bwrap is found
-	return nil
+	return true, nil
 }
 
 // tmpTop is the top folder of p in /tmp or /var/tmp ("/tmp/ci-clone" for

@@ -84,6 +84,8 @@ type session struct {
 	cmd    *exec.Cmd     // a stdio server's process; nil for http and sse
 	gone   chan struct{} // closed when the connection closes, by either side
 	tap    *tapConn      // where its progress reports are read; nil for streamable HTTP (progress.go)
+	// confined says a stdio server runs in the command sandbox.
+	confined bool
 }
 
 // close closes the session, stopping a stdio server.
@@ -127,6 +129,7 @@ func (m *Manager) dial(ctx context.Context, name string, s Server, legacy bool, 
 	var t sdk.Transport
 	var tail *stderrTail
 	var cmd *exec.Cmd
+	confined := false
 	switch s.transport() {
 	case TypeStdio:
 		// Not CommandContext: the process outlives the call that starts
@@ -140,7 +143,7 @@ func (m *Manager) dial(ctx context.Context, name string, s Server, legacy bool, 
 			cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 		}
 		cmd.Dir = s.Cwd
-		if err := m.confine(name, s, cmd, in); err != nil {
+		if confined, err = m.confine(name, s, cmd, in); err != nil {
 			return nil, err
 		}
 		tail = &stderrTail{}
@@ -203,7 +206,7 @@ func (m *Manager) dial(ctx context.Context, name string, s Server, legacy bool, 
 		cancel()
 		return nil, fmt.Errorf("MCP server %s could not be started: %w%s", name, err, tail.say())
 	}
-	ss := &session{ClientSession: cs, tail: tail, cancel: cancel, cmd: cmd, gone: make(chan struct{})}
+	ss := &session{ClientSession: cs, tail: tail, cancel: cancel, cmd: cmd, gone: make(chan struct{}), confined: confined}
 	if tap != nil {
 		ss.tap = tap.conn
 	}

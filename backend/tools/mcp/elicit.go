@@ -61,11 +61,19 @@ func (a *askings) calling(ctx context.Context, cs *sdk.ClientSession, env tool.E
 }
 
 // callOn is the call a request of cs is about: the latest in flight (a
-// session is one run's, so any of them is that run's call).
+// session is one run's, so any of them is that run's call), or none when
+// calls of several runs are in flight on it (a shared server's): the
+// question would go to a person who may not be its run's.
 func (a *askings) callOn(cs *sdk.ClientSession) *asking {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if calls := a.calls[cs]; len(calls) > 0 {
+	calls := a.calls[cs]
+	for _, c := range calls {
+		if c.env.RunID != calls[0].env.RunID {
+			return nil
+		}
+	}
+	if len(calls) > 0 {
 		return calls[len(calls)-1]
 	}
 	return nil
@@ -78,7 +86,7 @@ func (m *Manager) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 		c = m.asking.callOn(req.Session)
 	}
 	if c == nil || req == nil || req.Params == nil {
-		return nil, invalidParams("Steward asks its person only about a tool call in flight, and this session has none")
+		return nil, invalidParams("Steward asks its person only about one run's tool call in flight, and this session has none (or calls of several runs: the server is shared)")
 	}
 	q, err := question(c.server, req.Params)
 	if err != nil {

@@ -82,10 +82,14 @@ func (c *conn) close() error {
 // env (tool.Env.Server).
 func (m *Manager) session(ctx context.Context, env tool.Env, name string) (*session, *conn, error) {
 	m.mu.Lock()
-	byServer := m.runs[env.RunID]
+	holder, shared := env.RunID, m.servers[name].Shared
+	if shared {
+		holder = sharedRun
+	}
+	byServer := m.runs[holder]
 	if byServer == nil {
 		byServer = map[string]*conn{}
-		m.runs[env.RunID] = byServer
+		m.runs[holder] = byServer
 	}
 	c := byServer[name]
 	if c == nil {
@@ -103,6 +107,9 @@ func (m *Manager) session(ctx context.Context, env tool.Env, name string) (*sess
 			if !ss.stopped() && (!c.suspect || m.answers(ctx, ss)) {
 				c.suspect = false
 				c.mu.Unlock()
+				if err := m.mayShare(env, name, ss); err != nil {
+					return nil, c, err
+				}
 				return ss, c, nil
 			}
 			if ctx.Err() != nil { // the ping ended with the call, not with the server
@@ -153,7 +160,16 @@ func (m *Manager) startLocked(ctx context.Context, env tool.Env, name string, c 
 	if c.failures > 0 {
 		m.report(env, event.MCPServerData{Server: name, State: event.MCPRestarted, Attempt: c.starts})
 	}
-	ss, err := m.connect(ctx, name, &env)
+	in := env
+	if s, _ := m.server(name); s.Shared {
+		// No run's: its own folder is the one it may write.
+		dir, err := m.sharedDir(name)
+		if err != nil {
+			return nil, c, err
+		}
+		in.Workspace = dir
+	}
+	ss, err := m.connect(ctx, name, &in)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The call ended while the server started: no fault of the

@@ -80,6 +80,10 @@ type Options struct {
 	// calls run. Unset, a listing starts the person's server unconfined,
 	// as Test connection does.
 	ListIn *tool.Env
+	// SharedDir is where each shared stdio server has its folder
+	// (SharedDir/<name>), the one it may write when the sandbox confines
+	// it; empty: a folder under the system's temporary directory.
+	SharedDir string
 }
 
 // Manager holds the configured servers and the sessions of the runs that

@@ -42,7 +42,10 @@ type ServerView struct {
 	// Legacy says a server of protocol auto was found to need initialize
 	// (it exits on server/discover): its sessions start so.
 	Legacy bool `json:"legacy"`
-	// Sessions is how many runs hold a session with it now.
+	// Shared: one session serves every run (Server.Shared).
+	Shared bool `json:"shared,omitempty"`
+	// Sessions is how many runs hold a session with it now (a shared
+	// server's one session counts once).
 	Sessions int `json:"sessions"`
 	// Status is what last became of it in a run (none before its first
 	// call since Steward started); Log the end of its stderr across its
@@ -59,7 +62,7 @@ func (m *Manager) Servers() []ServerView {
 		s := m.servers[name]
 		v := ServerView{Name: name, Prefix: Prefix(name), Type: s.transport(), Command: s.Command, Args: s.Args, Cwd: s.Cwd, URL: s.URL,
 			Env: sortedNames(s.Env), Headers: sortedNames(s.Headers), BearerTokenEnv: s.BearerTokenEnv,
-			Protocol: s.protocol(), Trusted: s.Trusted, Disabled: s.Disabled, Keys: s.Keys, SandboxNetwork: s.SandboxNetwork, Legacy: m.legacy[name]}
+			Protocol: s.protocol(), Trusted: s.Trusted, Disabled: s.Disabled, Keys: s.Keys, SandboxNetwork: s.SandboxNetwork, Shared: s.Shared, Legacy: m.legacy[name]}
 		for _, byServer := range m.runs {
 			if c := byServer[name]; c != nil && c.open() {
 				v.Sessions++

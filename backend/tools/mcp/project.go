@@ -88,6 +88,9 @@ func ReadProject(workspace string, person map[string]Server) (p Project, found b
 		if len(s.Keys) > 0 {
 			return p, true, fmt.Errorf("%s: mcpServers.%s: keys decide what your rules match, a setting of this machine's, not a project's", p.Path, name)
 		}
+		if s.Shared {
+			return p, true, fmt.Errorf("%s: mcpServers.%s: shared lets one run's state reach another's, a setting of this machine's, not a project's", p.Path, name)
+		}
 		if mine, ok := personal(person, name); ok {
 			p.Refused = append(p.Refused, event.ProjectRefusal{Name: name, Reason: fmt.Sprintf("your server %s (config.json) has this name: a project cannot take its place", mine)})
 			continue

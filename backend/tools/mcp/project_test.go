@@ -45,6 +45,7 @@ func TestReadProjectRefusesWhatAProjectMayNotSay(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "trusted", body: `{"mcpServers": {"db": {"command": "db-mcp", "trusted": true}}}`, wantErr: "mcpServers.db: trusted is this machine's setting, not a project's"},
+		{name: "shared", body: `{"mcpServers": {"db": {"command": "db-mcp", "shared": true}}}`, wantErr: "mcpServers.db: shared lets one run's state reach another's"},
 		{name: "cwd outside", body: `{"mcpServers": {"db": {"command": "db-mcp", "cwd": "../elsewhere"}}}`, wantErr: `cwd "../elsewhere" must be a folder of the workspace`},
 		{name: "cwd absolute", body: `{"mcpServers": {"db": {"command": "db-mcp", "cwd": "/etc"}}}`, wantErr: `cwd "/etc" must be a folder of the workspace`},
 		{name: "cwd variable", body: `{"mcpServers": {"db": {"command": "db-mcp", "cwd": "${HOME}"}}}`, wantErr: `must be a folder of the workspace`},

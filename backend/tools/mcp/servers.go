@@ -50,9 +50,19 @@ func (m *Manager) Configured() map[string]Server {
 // (listed when next named), those of one removed or disabled are not, and
 // a changed server is listed again. A run's session with a server stays
 // until the run ends: a change reaches a run's calls when the run opens
-// its next session with the server. Errors name the servers whose sources
+// its next session with the server; a shared server's session is closed. Errors name the servers whose sources
 // could not be added; the others are in force.
 func (m *Manager) SetServers(servers map[string]Server) error {
+	var stale []*conn
+	defer func() {
+		// Closed once mu is free: a call starting the server holds the
+		// conn's lock and reads the configuration.
+		for _, c := range stale {
+			if err := c.close(); err != nil {
+				m.o.Logf("MCP server: close a shared session: %v", err)
+			}
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
@@ -63,6 +73,12 @@ func (m *Manager) SetServers(servers map[string]Server) error {
 			continue
 		}
 		delete(m.legacy, name) // what was found is of the old configuration
+		// A shared session is no run's, and no run's end closes it: it
+		// ends with its entry, and the next call starts the server anew.
+		if c := m.runs[sharedRun][name]; c != nil {
+			stale = append(stale, c)
+			delete(m.runs[sharedRun], name)
+		}
 		if m.reg != nil && !old.Disabled {
 			m.reg.RemoveSource(Prefix(name))
 		}

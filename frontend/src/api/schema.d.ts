@@ -1537,6 +1537,7 @@ export interface components {
             };
             /** @enum {string} */
             sandbox_network?: "off" | "on";
+            shared?: boolean;
         };
         ServerStatus: {
             /** @enum {string} */
@@ -1565,6 +1566,7 @@ export interface components {
             /** @enum {string} */
             sandbox_network?: "off" | "on";
             legacy: boolean;
+            shared?: boolean;
             sessions: number;
             status?: components["schemas"]["ServerStatus"];
             log?: string;

@@ -126,8 +126,9 @@ describe("MCP servers settings", () => {
     expect(screen.queryByRole("form", { name: "Edit MCP server github" })).toBeNull();
   });
 
-  it("keeps trust, protocol and headers of an http server it edits", () => {
+  it("keeps trust, protocol, sharing and headers of an http server it edits", () => {
     expect(entryOf(docs)).toEqual({ type: "http", url: "https://mcp.example/docs", headers: { Authorization: null }, protocol: "modern", trusted: true });
+    expect(entryOf({ ...docs, shared: true, trusted: false })).toMatchObject({ shared: true });
   });
 
   it("shows why the server refused an entry and keeps the form", async () => {

@@ -118,6 +118,7 @@ export function entryOf(s: MCPServer): Record<string, unknown> {
   if (s.type === "stdio" && s.sandbox_network === "on") e.sandbox_network = "on";
   if (s.trusted) e.trusted = true;
   if (s.disabled) e.disabled = true;
+  if (s.shared) e.shared = true;
   return e;
 }
 
@@ -261,6 +262,11 @@ function ServerCard({ s, onServers }: { s: MCPServer; onServers: (list: MCPServe
         {s.legacy && <span className="muted">(needs initialize)</span>}
         {s.sessions > 0 && <span className="muted">{s.sessions === 1 ? "1 run connected" : `${s.sessions} runs connected`}</span>}
         {s.disabled && <span className="mcp-badge">disabled</span>}
+        {s.shared && (
+          <span className="mcp-badge" title="One session serves every run">
+            shared
+          </span>
+        )}
         <span className="spacer" />
         <button type="button" disabled={testing} onClick={() => void run()}>
           {testing ? "Testing…" : "Test connection"}
