@@ -38,6 +38,14 @@ func (b *builder) nodeEvent(e event.Event) error {
 		if d.ExpiresAt > 0 {
 			kv = append(kv, intAttr("steward.approval.expires_at_ms", d.ExpiresAt))
 		}
+		if q := d.Question; q != nil && q.Server != "" {
+			mode := "form"
+			if q.URL != "" {
+				mode = "url"
+			}
+			kv = appendStr(kv, "steward.elicitation.server", q.Server)
+			kv = appendStr(kv, "steward.elicitation.mode", mode)
+		}
 		if b.o.IncludeContent && d.Question != nil {
 			kv = appendStr(kv, "steward.question", d.Question.Text)
 		}
@@ -51,6 +59,7 @@ func (b *builder) nodeEvent(e event.Event) error {
 		// that the person edited them is the fact worth tracing.
 		kv := []keyValue{strAttr("steward.interaction.id", d.InteractionID), strAttr("steward.approval.decision", d.Decision),
 			strAttr("steward.approval.source", d.Source)}
+		kv = appendStr(kv, "steward.interaction.kind", d.Kind)
 		kv = appendStr(kv, "steward.approval.scope", d.Scope)
 		kv = appendStr(kv, "steward.approval.grant_id", d.GrantID)
 		if len(d.Arguments) > 0 {
@@ -62,6 +71,7 @@ func (b *builder) nodeEvent(e event.Event) error {
 			if len(d.Choices) > 0 {
 				kv = append(kv, strsAttr("steward.answer.choices", d.Choices))
 			}
+			kv = appendStr(kv, "steward.answer.content", string(d.Content))
 		}
 		n.event(e.TS, "steward.approval.decided", kv...)
 	case event.ToolExecuting:

@@ -511,6 +511,50 @@ func TestTracesToolProgress(t *testing.T) {
 	}
 }
 
+// An elicitation is a span event of its call, with its kind and server;
+// the person's answer only with the content.
+func TestTracesElicitation(t *testing.T) {
+	t.Parallel()
+	s := &script{run: "run_6", ts: t0}
+	s.add(0, event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{Name: "coder", Provider: "openai", Model: "gpt-5"}})
+	s.add(1, event.NodeStarted, "n1", event.NodeStartedData{Kind: event.KindAgent, Label: "coder"})
+	s.add(1, event.NodeStarted, "n2", event.NodeStartedData{Kind: event.KindTool, Parent: "n1", Label: "mcp__crm__add", Tool: "mcp__crm__add", Risk: "exec"})
+	s.add(1, event.ToolExecuting, "n2", event.ToolExecutingData{})
+	s.add(1, event.ApprovalRequested, "n2", event.ApprovalRequestedData{InteractionID: "ia_e", Kind: event.InteractionElicitation, Tool: "mcp__crm__add",
+		Risk: "read", Reason: "the MCP server crm asks", Question: &event.Question{Text: "Name?", Server: "crm", Schema: json.RawMessage(`{"type":"object","properties":{}}`)}})
+	s.add(2000, event.ApprovalDecided, "n2", event.ApprovalDecidedData{InteractionID: "ia_e", Kind: event.InteractionElicitation, Decision: event.DecisionAnswer,
+		Source: "web", Content: json.RawMessage(`{"name":"Ann"}`)})
+	s.add(9, event.NodeFinished, "n2", event.NodeFinishedData{Status: event.NodeSucceeded, Output: "added"})
+	s.add(0, event.NodeFinished, "n1", event.NodeFinishedData{Status: event.NodeSucceeded})
+	s.add(0, event.RunStatus, "", event.RunStatusData{Status: "completed"})
+	for _, content := range []bool{false, true} {
+		out, err := Traces("run_6", s.events, Options{IncludeContent: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n2 := find(t, spansOf(decodeRequest(t, out)), "run_6", "n2")
+		var asked, answered *spanEvent
+		for i, e := range n2.Events {
+			switch e.Name {
+			case "steward.approval.requested":
+				asked = &n2.Events[i]
+			case "steward.approval.decided":
+				answered = &n2.Events[i]
+			}
+		}
+		if asked == nil || answered == nil {
+			t.Fatalf("content %v: events %+v", content, n2.Events)
+		}
+		if value(asked.Attributes, "steward.interaction.kind") != "elicitation" || value(asked.Attributes, "steward.elicitation.server") != "crm" ||
+			value(asked.Attributes, "steward.elicitation.mode") != "form" || value(answered.Attributes, "steward.interaction.kind") != "elicitation" {
+			t.Errorf("content %v: asked %+v, answered %+v", content, asked.Attributes, answered.Attributes)
+		}
+		if got := value(answered.Attributes, "steward.answer.content"); (got == `{"name":"Ann"}`) != content {
+			t.Errorf("content %v: content %q", content, got)
+		}
+	}
+}
+
 // A run that failed and was continued finishes its root node twice: the
 // later outcome holds, once.
 func TestTracesNodeFinishedTwice(t *testing.T) {
