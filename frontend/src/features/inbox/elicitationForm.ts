@@ -61,6 +61,8 @@ function readField(name: string, p: Schema, required: boolean): Field | undefine
   const base = { name, label: text(p["title"]) || name, help: text(p["description"]) || undefined, required };
   const type = p["type"];
   const options = optionsOf(p);
+  // Options this form cannot offer (numbers, objects) are not to be typed in as text instead.
+  if (!options && ("enum" in p || "oneOf" in p || "anyOf" in p)) return undefined;
   if (options && (type === undefined || type === "string")) {
     const d = p["default"];
     return { ...base, kind: "select", options, default: typeof d === "string" && options.some((o) => o.value === d) ? d : undefined };
