@@ -3,11 +3,12 @@
 // server gets. Pure: ElicitationCard renders what this returns.
 //
 // Hand-written, not rjsf: @rjsf/core + @rjsf/utils + @rjsf/validator-ajv8
-// (6.11.1) add 126 KB gzip to `npx vite build` (203.7 KB of JS, CSS and
-// HTML without them, 332.2 KB with one <Form> using them: their vendor chunk
-// alone is 126.7 KB gzip), twice the app's own code, for schemas MCP keeps
-// flat on purpose (an object of primitive properties) so that a client can
-// render them with a few inputs.
+// (6.11.1) add 126.2 kB gzip to `npx vite build` (the sum of its gzip
+// column: 206.0 kB without them, 332.2 kB with one <Form> using them; their
+// vendor chunk alone is 126.7 kB), twice the app's own code, for schemas
+// MCP keeps flat on purpose (an object of primitive properties) so that a
+// client can render them with a few inputs. This file and ElicitationCard
+// add 4.2 kB gzip (the app's chunk 64.0 to 68.0 kB, its CSS 10.35 to 10.47).
 
 // Field is one property of the form, as it is rendered.
 export type Field = {
