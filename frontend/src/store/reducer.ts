@@ -36,6 +36,13 @@ import type {
   Refusals,
   ToolCall,
 } from "../api/types";
+import {
+  foldElicitationDecided,
+  foldElicitationRequested,
+  isElicitationDecision,
+  isElicitationRequest,
+  type Elicitation,
+} from "./elicitationFold";
 import { foldFileChanged, noFiles, type FileTouch, type RunFiles } from "./fileFold";
 import { foldProgress, type ToolProgress } from "./progressFold";
 import { foldServer, type ServerNote } from "./serverFold";
@@ -154,6 +161,9 @@ export type ToolNode = NodeBase & {
   retryOf?: string;
   // What this call did to workspace files (file.changed), in order.
   files?: FileTouch[];
+  // What its MCP server asked the person while it ran, in order
+  // (elicitationFold.ts); they leave status and approval as they were.
+  elicitations?: Elicitation[];
 };
 export type AgentNode = NodeBase & { kind: "agent" };
 
@@ -389,13 +399,17 @@ function apply(d: Draft, e: Event): void {
       recordPolicy(d, e, c);
       return;
     }
-    case "approval.requested":
-      requestApproval(d, e, data as ApprovalRequestedData);
+    case "approval.requested": {
+      const c = data as ApprovalRequestedData;
+      if (isElicitationRequest(c)) requestElicitation(d, e, c);
+      else requestApproval(d, e, c);
       return;
+    }
     case "approval.decided": {
       const c = data as ApprovalDecidedData;
-      updateNode(d, e.node_id, (n) => decideApproval(n, c));
-      recordAnswer(d, e, c);
+      const elicitation = isElicitationDecision(e.node_id ? t.nodes[e.node_id] : undefined, c);
+      updateNode(d, e.node_id, (n) => (elicitation ? foldElicitationDecided(n, c) : decideApproval(n, c)));
+      recordAnswer(d, e, c, elicitation);
       return;
     }
     case "run.plan": {
@@ -536,6 +550,14 @@ function requestApproval(d: Draft, e: Event, c: ApprovalRequestedData): void {
   );
 }
 
+// requestElicitation records what an MCP server asks on its running call;
+// the call's status and approval stay as they were.
+function requestElicitation(d: Draft, e: Event, c: ApprovalRequestedData): void {
+  if (!e.node_id) return;
+  startNode(d, e.node_id, e.ts, { kind: "tool", label: c.tool, tool: c.tool, arguments: c.arguments, risk: c.risk });
+  updateNode(d, e.node_id, (n) => foldElicitationRequested(n, e, c));
+}
+
 function decideApproval(n: TranscriptNode, c: ApprovalDecidedData): TranscriptNode {
   if (n.kind !== "tool" || !n.approval) return n;
   const approval: ApprovalState = {
@@ -569,16 +591,21 @@ function recordPolicy(d: Draft, e: Event, c: PolicyDecidedData): void {
   });
 }
 
-function recordAnswer(d: Draft, e: Event, c: ApprovalDecidedData): void {
+function recordAnswer(d: Draft, e: Event, c: ApprovalDecidedData, elicitation: boolean): void {
   if (!e.node_id) return;
   const n = d.t.nodes[e.node_id];
+  const interaction: InteractionKind = elicitation
+    ? "elicitation"
+    : n?.kind === "tool"
+      ? (n.approval?.kind ?? "approval")
+      : "approval";
   appendDecision(d, {
     kind: "answer",
     seq: e.seq,
     ts: e.ts,
     nodeId: e.node_id,
     tool: toolOf(d.t, e.node_id),
-    interaction: n?.kind === "tool" ? (n.approval?.kind ?? "approval") : "approval",
+    interaction,
     decision: c.decision,
     source: c.source ?? "",
     scope: c.scope,

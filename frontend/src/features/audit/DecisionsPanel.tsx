@@ -96,6 +96,8 @@ const Row = memo(function Row({ runId, d, index }: { runId: string; d: DecisionR
 
 function by(source: string): string {
   if (source === "timeout") return "timeout";
+  // An MCP server's request dropped as its run was interrupted: nobody answered it.
+  if (source === "withdrawn") return "withdrawn";
   if (source === "policy") return "policy (unattended)";
   return source ? `person (${source})` : "person";
 }
@@ -103,8 +105,11 @@ function by(source: string): string {
 function AnswerDetails({ d }: { d: Extract<DecisionRecord, { kind: "answer" }> }) {
   const parts: string[] = [];
   const question = d.interaction === "question";
-  if (d.source === "timeout") parts.push(timedOutText(d.decision, question));
+  // An MCP server's request, answered or not, leaves the call's own approval as it was.
+  const elicitation = d.interaction === "elicitation";
+  if (d.source === "timeout") parts.push(timedOutText(d.decision, question || elicitation));
   else if (question) parts.push(d.decision === "deny" ? "declined the question" : "answered the question");
+  else if (elicitation) parts.push(d.decision === "deny" ? "declined the MCP server's request" : "answered the MCP server's request");
   if (d.scope) parts.push(scopeText[d.scope] ?? d.scope);
   return (
     <>

@@ -126,6 +126,20 @@ describe("Inbox groups", () => {
     expect(screen.getByText("Which file?")).toBeTruthy();
   });
 
+  it("shows an MCP server's request as its own card, never in a group", () => {
+    const ask = ia("ia_e", {
+      kind: "elicitation", tool: "mcp__github__create_issue", group: "n_llm", group_size: 3, created_at: 13,
+      question: { text: "Which repository?", server: "github", schema: { type: "object", properties: { repo: { type: "string", title: "Repository" } } } },
+    });
+    renderInbox([ask, ...turn]);
+    const card = screen.getByTestId("elicitation-card");
+    expect(card.dataset["interactionId"]).toBe("ia_e");
+    expect(within(card).getByText("github asks")).toBeTruthy();
+    expect(within(card).getByText("Which repository?")).toBeTruthy();
+    expect(within(card).getByRole("textbox", { name: "Repository" })).toBeTruthy();
+    expect(within(screen.getByTestId("approval-group")).queryByTestId("elicitation-card")).toBeNull();
+  });
+
   it("takes the focus from nobody: a new item leaves the steer box focused", () => {
     const steer = document.createElement("textarea");
     document.body.appendChild(steer);

@@ -4,11 +4,13 @@ import type { Interaction } from "../../api/types";
 import { useApp } from "../../store/context";
 import { ApprovalCard } from "./ApprovalCard";
 import { ApprovalGroup } from "./ApprovalGroup";
+import { ElicitationCard } from "./ElicitationCard";
 import { groupInbox } from "./groups";
 import { notificationPermission, requestNotificationPermission } from "./notifications";
 import { QuestionCard } from "./QuestionCard";
 
-// Inbox lists the approvals and questions waiting across all runs. Nothing
+// Inbox lists the approvals, questions and MCP servers' requests waiting
+// across all runs. Nothing
 // in it takes the focus by itself: it changes while a person types elsewhere.
 export function Inbox() {
   const inbox = useApp((s) => s.inbox);
@@ -52,6 +54,20 @@ function InteractionCard({ ia }: { ia: Interaction }) {
   if (ia.kind === "question") {
     const question = ia.question ?? { text: ia.reason || "The agent asks a question." };
     return <QuestionCard interactionId={ia.id} question={question} expiresAt={ia.expires_at || undefined} />;
+  }
+  if (ia.kind === "elicitation") {
+    const q = ia.question;
+    return (
+      <ElicitationCard
+        interactionId={ia.id}
+        server={q?.server ?? ""}
+        tool={ia.tool}
+        message={q?.text || ia.reason}
+        schema={q?.schema ?? undefined}
+        url={q?.url || undefined}
+        expiresAt={ia.expires_at || undefined}
+      />
+    );
   }
   return (
     <ApprovalCard

@@ -1,6 +1,7 @@
 // How the inbox is laid out: approvals opened together for the parallel
 // calls of one model turn share one box, so they can be decided together;
-// everything else (single approvals, questions) stands alone.
+// everything else (single approvals, questions, MCP servers' requests)
+// stands alone.
 
 import type { Interaction } from "../../api/types";
 
@@ -15,7 +16,7 @@ export type InboxEntry =
 // cards and lose what a person was typing in them.
 export function groupInbox(inbox: Interaction[]): InboxEntry[] {
   const groupKey = (ia: Interaction) =>
-    ia.kind !== "question" && ia.group ? `${ia.run_id}\u0000${ia.group}` : undefined;
+    ia.kind === "approval" && ia.group ? `${ia.run_id}\u0000${ia.group}` : undefined;
   const members = new Map<string, Interaction[]>();
   for (const ia of inbox) {
     const k = groupKey(ia);

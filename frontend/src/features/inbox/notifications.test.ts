@@ -76,6 +76,14 @@ describe("notifications", () => {
     stop();
   });
 
+  it("announces an MCP server's request with the server and its message", () => {
+    const { store, stop } = setup();
+    store.getState().setLists([], []);
+    store.getState().setLists([], [ia("ia_e", { kind: "elicitation", tool: "mcp__github__create_issue", question: { text: "Which repository?", server: "github" } })]);
+    expect(FakeNotification.shown[0]).toMatchObject({ title: "Steward: github asks", options: { body: "Which repository? (run run_abcdef)" } });
+    stop();
+  });
+
   it("stays quiet while the page is visible and focused, or without permission", () => {
     for (const opts of [{ hidden: false, focused: true }, { permission: "default" as const }, { permission: "denied" as const }]) {
       const { store, stop } = setup(opts);

@@ -43,6 +43,10 @@ export function notificationText(ia: Interaction): { title: string; body: string
   if (ia.kind === "question") {
     return { title: `${baseTitle}: question`, body: `${ia.question?.text || ia.tool} (run ${shortId(ia.run_id)})` };
   }
+  if (ia.kind === "elicitation") {
+    const server = ia.question?.server || "an MCP server";
+    return { title: `${baseTitle}: ${server} asks`, body: `${ia.question?.text || ia.tool} (run ${shortId(ia.run_id)})` };
+  }
   return { title: `${baseTitle}: approval needed`, body: `${ia.tool} in run ${shortId(ia.run_id)}` };
 }
 

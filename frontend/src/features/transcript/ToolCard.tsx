@@ -1,5 +1,6 @@
 import { memo, useMemo } from "react";
 import { useApp } from "../../store/context";
+import { pendingElicitation } from "../../store/elicitationFold";
 import type { ApprovalState, ToolNode } from "../../store/reducer";
 import { duration, pretty } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
@@ -11,6 +12,7 @@ import { decisionText } from "../inbox/decisionText";
 import { QuestionCard } from "../inbox/QuestionCard";
 import { useCardOpen } from "./cardState";
 import { Highlight } from "./Highlight";
+import { ToolElicitations } from "./ToolElicitations";
 import { toolDiff, type ToolDiff } from "./toolDiff";
 import { ToolProgressRow } from "./ToolProgress";
 import { Diffs } from "./ToolDiffView";
@@ -29,7 +31,8 @@ const previewLines = 3;
 
 // ToolCard is one tool call: what was asked, whether a person let it run
 // (perhaps with arguments they edited), what came back. An ask_user call
-// shows its question and, once answered, the answer. A diff in the call
+// shows its question and, once answered, the answer; an MCP call, what its
+// server asked the person while it ran (ToolElicitations). A diff in the call
 // (edit_file's replacement, apply_patch's patch, git_diff's output) shows
 // as a diff. A long card starts collapsed; one waiting for a person never is.
 export const ToolCard = memo(function ToolCard({ runId, nodeId }: { runId: string; nodeId: string }) {
@@ -43,15 +46,17 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
   const waiting = n.status === "waiting" && !!a && !a.decision;
   const question = a?.kind === "question" ? (a.question ?? { text: a.reason }) : undefined;
   const edited = a?.editedArguments !== undefined && a.editedArguments !== null;
-  const label = n.status === "waiting" && question ? "waiting for an answer" : statusText[n.status];
+  // A server's request waits on a running call: the call stays running.
+  const asking = n.status === "running" && !!pendingElicitation(n);
+  const label = n.status === "waiting" && question ? "waiting for an answer" : asking ? "running: asks for input" : statusText[n.status];
 
   const args = useMemo(() => pretty(n.arguments), [n.arguments]);
   const diff = useMemo(() => toolDiff(n.tool, n.arguments, n.output), [n.tool, n.arguments, n.output]);
   const output = n.output ?? "";
   const long = args.length + output.length > longChars || lineCount(args) + lineCount(output) > longLines;
   const [chosenOpen, setOpen] = useCardOpen(n.id, long);
-  const open = waiting || chosenOpen;
-  const collapsible = long && !waiting;
+  const open = waiting || asking || chosenOpen;
+  const collapsible = long && !waiting && !asking;
 
   return (
     <article
@@ -113,6 +118,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
         />
       )}
       {a?.decision && <Decision a={a} />}
+      <ToolElicitations n={n} />
       <ToolProgressRow n={n} />
       {output !== "" && <Output n={n} diff={diff?.from === "output" ? diff : undefined} open={open} />}
       <ToolScreenshot runId={runId} n={n} />
