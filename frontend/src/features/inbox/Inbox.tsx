@@ -23,7 +23,7 @@ export function Inbox() {
           Inbox <span className="count">{inbox.length}</span>
         </h2>
         {/* Empty, the inbox is this one line. */}
-        {inbox.length === 0 && <p className="empty">No approvals or questions waiting.</p>}
+        {inbox.length === 0 && <p className="empty">Nothing waits for you: no approval, question or server request.</p>}
         <span className="spacer" />
         <EnableNotifications />
       </div>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent }
 import { useShallow } from "zustand/react/shallow";
 import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
+import { pendingElicitation } from "../../store/elicitationFold";
 import { selectRun } from "../../store/store";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { ServerNotesRow } from "./ServerNotes";
@@ -264,9 +265,23 @@ function Outcome({ runId }: { runId: string }) {
       (n) => n.kind === "tool" && n.status === "waiting" && n.approval?.kind === "question" && !n.approval.decision,
     );
   });
+  // A server that asks while its call runs (an MCP elicitation).
+  const server = useApp((s) => {
+    const t = s.stream.runs[runId];
+    if (t?.status !== "waiting") return undefined;
+    for (const n of Object.values(t.nodes)) {
+      const x = pendingElicitation(n);
+      if (x) return x.server;
+    }
+    return undefined;
+  });
   if (!loaded) return <p className="muted">Loading events…</p>;
   if (!status) return null;
-  if (status === "waiting") return <p className="outcome outcome-waiting">{asks ? "Waiting for an answer." : "Waiting for approval."}</p>;
+  if (status === "waiting") {
+    const what =
+      server !== undefined ? `Waiting for your input to the MCP server ${server}.` : asks ? "Waiting for an answer." : "Waiting for approval.";
+    return <p className="outcome outcome-waiting">{what}</p>;
+  }
   if (!terminalStatuses.has(status)) return null;
   return (
     <div className={`outcome outcome-${status}`} role="status">
