@@ -159,18 +159,26 @@ func (e *elicitations) withdraw(ctx context.Context, ids []string, why string) {
 	}
 }
 
-// withdrawDied closes the questions of the calls of st a previous process
-// left open: their servers died with it, and nothing will read the answer.
-func (s *Service) withdrawDied(ctx context.Context, st *runState) {
+// died are the questions of st's calls a previous process left open: their
+// servers died with it, and nothing will read the answers. st must not
+// change meanwhile (the run's mu held, or st not yet the run's).
+func died(st *runState) []string {
+	var ids []string
+	for _, t := range st.tools {
+		ids = append(ids, t.eliciting...)
+	}
+	return ids
+}
+
+// withdrawDied withdraws the questions ids (died) of run runID.
+func (s *Service) withdrawDied(ctx context.Context, runID string, ids []string) {
 	w, ok := s.cfg.Approver.(Withdrawer)
 	if !ok {
 		return
 	}
-	for _, t := range st.tools {
-		for _, id := range t.eliciting {
-			if err := w.Withdraw(ctx, id, "Steward stopped while the call waited for this answer"); err != nil && !errors.Is(err, inbox.ErrNotFound) {
-				s.cfg.Logf("run %s: withdraw %s: %v", st.id, id, err)
-			}
+	for _, id := range ids {
+		if err := w.Withdraw(ctx, id, "Steward stopped while the call waited for this answer"); err != nil && !errors.Is(err, inbox.ErrNotFound) {
+			s.cfg.Logf("run %s: withdraw %s: %v", runID, id, err)
 		}
 	}
 }

@@ -76,7 +76,7 @@ func (s *Service) endReplay(ctx context.Context, r store.Run) error {
 	for _, ev := range evs {
 		st.apply(ev)
 	}
-	s.withdrawDied(ctx, st)
+	s.withdrawDied(ctx, r.ID, died(st))
 	msg := "Steward stopped during this replay, and a replay cannot be resumed: replay run " + r.ReplayOf + " again, or fork this run to go on with the live model."
 	// Every node still open is closed, as a run's end closes them, so the
 	// graph shows nothing running.
@@ -139,6 +139,7 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 	if _, rec := s.project(st, st.agent, st.env.Workspace); rec != nil && rec.State != event.ProjectApproved && created.Project != nil && created.Project.State == event.ProjectApproved {
 		s.cfg.Logf("run %s resumes without the project servers of %s: it is %s now", r.ID, rec.File, rec.State)
 	}
+	var asked []string // the questions of calls that died with the process
 	a, err := s.launch(ctx, st, func(a *active) {
 		// What was in flight when the process died has an unknown outcome.
 		if a.st.llmOpen != "" {
@@ -160,8 +161,9 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 			}
 		}
 		a.pauseAsked, a.pauseReason = true, "recovered"
+		asked = died(a.st) // under mu: a command may fold into the state meanwhile
 	}, func(a *active) {
-		s.withdrawDied(context.WithoutCancel(ctx), a.st)
+		s.withdrawDied(context.WithoutCancel(ctx), r.ID, asked)
 	})
 	if err == nil && cancelled {
 		a.cancel(errCancelled)
