@@ -26,6 +26,7 @@ import (
 	"steward/backend/inbox"
 	"steward/backend/run"
 	"steward/backend/store"
+	"steward/backend/tools/shell"
 )
 
 // Answerer answers approvals.
@@ -128,7 +129,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 				var d event.NodeStartedData
 				_ = ev.Decode(&d)
 				if d.Kind == event.KindTool {
-					fmt.Fprintf(c.Out, "%s %s %s\n", c.paint("36", "→"), d.Tool, compact(d.Arguments, 200))
+					fmt.Fprintf(c.Out, "%s %s %s\n", c.paint("36", "→"), d.Tool, shown(d.Tool, d.Arguments, 200))
 				}
 			case event.NodeFinished:
 				var d event.NodeFinishedData
@@ -212,7 +213,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 
 // ask prompts for one approval on the terminal.
 func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
-	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n, a = always in this run, e = edit] ", c.paint("33;1", "approve?"), d.Tool, compact(d.Arguments, 400), d.Reason)
+	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n, a = always in this run, e = edit] ", c.paint("33;1", "approve?"), d.Tool, shown(d.Tool, d.Arguments, 400), d.Reason)
 	ans, ok := c.line(ctx)
 	if ctx.Err() != nil {
 		return // the run ended meanwhile
@@ -345,8 +346,31 @@ func compact(raw json.RawMessage, max int) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return clip(string(raw), max)
 	}
-	b, _ := json.Marshal(v)
-	return clip(string(b), max)
+	// As typed: the log's JSON escapes <, > and & (2>&1 read 2\u003e\u00261).
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return clip(strings.TrimSuffix(b.String(), "\n"), max)
+}
+
+// shown is how a terminal shows a call's arguments: a command line as the
+// command line, anything else as compact JSON.
+func shown(name string, raw json.RawMessage, max int) string {
+	if name == shell.RunCommand {
+		var a struct {
+			Command string `json:"command"`
+			Cwd     string `json:"cwd"`
+		}
+		if json.Unmarshal(raw, &a) == nil && a.Command != "" {
+			line := "$ " + a.Command
+			if a.Cwd != "" {
+				line += "   (in " + a.Cwd + ")"
+			}
+			return clip(line, max)
+		}
+	}
+	return compact(raw, max)
 }
 
 func clip(s string, max int) string {
