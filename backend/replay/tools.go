@@ -102,6 +102,13 @@ func (t *Tools) Validate(name string, args json.RawMessage) (tool.Result, bool) 
 	return t.Tools.Validate(name, args)
 }
 
+// Precheck refuses nothing: a recorded call is answered from the
+// recording whatever the replay's files say, and was put to a person (or
+// not) as the recorded run was.
+func (t *Tools) Precheck(context.Context, string, tool.Env, json.RawMessage) (tool.Result, bool) {
+	return tool.Result{}, false
+}
+
 // Call answers the call from the recording. The engine's Env does not
 // name the call, so it is found by what it asks: the first recorded call
 // not answered yet with the same tool and arguments (the model's, or a

@@ -31,23 +31,31 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		risk      tool.Risk
 		riskNote  string
 		sandboxed bool // the tool's program runs in the OS sandbox
+		// settled: no call before it in the turn may change what it
+		// finds, so its precheck now is its precheck when it runs.
+		settled bool
 	}
 	a.mu.Lock()
 	ag := a.st.agent
 	var todo []screened
+	settled := true
 	for _, c := range a.st.calls {
 		t := a.st.tools[c.ID]
+		spec, ok := a.st.registry.Lookup(c.Name)
+		before := settled
+		if t == nil || !t.finished {
+			settled = settled && ok && spec.Risk == tool.RiskRead
+		}
 		if t == nil || t.effect != "" || t.decision != "" || t.finished || t.interrupted {
 			continue
 		}
-		spec, ok := a.st.registry.Lookup(c.Name)
 		if !ok || !tool.Uses(ag.Tools, c.Name) {
 			continue
 		}
 		if _, valid := a.st.registry.Validate(c.Name, c.Arguments); !valid {
 			continue
 		}
-		todo = append(todo, screened{call: c, ts: t, risk: spec.Risk, riskNote: spec.RiskNote, sandboxed: spec.Sandboxed})
+		todo = append(todo, screened{call: c, ts: t, risk: spec.Risk, riskNote: spec.RiskNote, sandboxed: spec.Sandboxed, settled: before})
 	}
 	pol := policy.Input{Mode: ag.Mode, Unattended: a.st.unattended, Workspace: a.st.env.Workspace}
 	group, env := a.st.lastLLM, a.st.env
@@ -78,10 +86,16 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 			data.Risk = d.Risk
 		}
 		a.emit(event.PolicyDecided, c.ts.node, data)
-		if d.Effect == policy.Ask {
-			c.risk = d.Risk
-			asks = append(asks, c)
+		if d.Effect != policy.Ask {
+			continue
 		}
+		// A call its tool would refuse anyway is not put to a person:
+		// callTool gives the model the refusal when its turn comes.
+		if _, refused := s.precheck(ctx, a, c.call); c.settled && refused {
+			continue
+		}
+		c.risk = d.Risk
+		asks = append(asks, c)
 	}
 	if len(asks) == 0 {
 		return nil
@@ -327,4 +341,15 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// precheck asks the call's tool whether it would refuse the call as the
+// run's files are now (tool.Prechecker).
+func (s *Service) precheck(ctx context.Context, a *active, call llm.ToolCall) (tool.Result, bool) {
+	a.mu.Lock()
+	env := a.st.env
+	env.Files = a.toolFiles()
+	reg := a.st.registry
+	a.mu.Unlock()
+	return reg.Precheck(ctx, call.Name, env, call.Arguments)
 }

@@ -223,6 +223,7 @@ func TestCommand(t *testing.T) {
 	})
 
 	t.Run("same command id twice", func(t *testing.T) {
+		h.remove(t, "out.txt") // done wrote it: this run would be refused the write (a stale read), unasked
 		r := h.start(t, testAgent(), "write")
 		h.pending(t, r.ID)
 		first := h.command(t, r.ID, cancelCmd("same"))

@@ -64,6 +64,14 @@ func (h *harness) approvals(t *testing.T, runID string) int {
 	return len(its)
 }
 
+// remove removes the workspace's file name, if it is there.
+func (h *harness) remove(t *testing.T, name string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(h.ws, name)); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
 func (h *harness) content(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(h.ws, name))
@@ -104,7 +112,10 @@ func TestGrantApproveAlwaysRun(t *testing.T) {
 		t.Errorf("grants = %+v, %v", grants, err)
 	}
 
-	// A run grant holds in its run only.
+	// A run grant holds in its run only. (The file is gone first: a
+	// write of a file the run has not read is refused before anyone is
+	// asked.)
+	h.remove(t, "a.txt")
 	r2 := h.start(t, testAgent(), "write again")
 	it2 := h.pending(t, r2.ID)
 	if _, err := h.in.Answer(context.Background(), it2.ID, inbox.Decision{Decision: "deny", Source: "web"}); err != nil {
@@ -147,6 +158,7 @@ func TestGrantApproveAlwaysAgent(t *testing.T) {
 	// Another agent still asks.
 	other := testAgent()
 	other.ID, other.Name = "ag_other", "other"
+	h.remove(t, "a.txt")
 	r3 := h.start(t, other, "write")
 	h.pending(t, r3.ID)
 	h.accept(t, r3.ID, cmd(run.CmdCancel))

@@ -91,6 +91,9 @@ type Tools interface {
 	Specs(names ...string) []tool.Spec
 	Lookup(name string) (tool.Spec, bool)
 	Validate(name string, args json.RawMessage) (tool.Result, bool)
+	// Precheck gives the refusal a call's tool would answer now, without
+	// its effect (tool.Prechecker).
+	Precheck(ctx context.Context, name string, env tool.Env, args json.RawMessage) (tool.Result, bool)
 	Call(ctx context.Context, env tool.Env, name string, args json.RawMessage) (tool.Result, error)
 	// Key is the key argument of a call when its tool decides it.
 	Key(name string, env tool.Env, args json.RawMessage) (string, bool)

@@ -75,6 +75,11 @@ func (s *Service) callTool(ctx context.Context, a *active) error {
 			return end(event.NodeFailed, res)
 		}
 		err := s.screen(ctx, a)
+		if err == nil {
+			if res, refused := s.refusedAnyway(ctx, a, ts, call); refused {
+				return end(event.NodeFailed, res)
+			}
+		}
 		var dec decision
 		if err == nil {
 			dec, err = s.decide(ctx, a, ts, call, spec)
@@ -315,4 +320,28 @@ func offered(reg Tools, ag agent.Agent) []llm.ToolSpec {
 
 func artifactData(a tool.Artifact) event.ArtifactCreatedData {
 	return event.ArtifactCreatedData{Name: a.Name, Kind: a.Kind, Mime: a.Mime, Size: a.Size, Description: a.Description}
+}
+
+// refusedAnyway reports the refusal of a call the policy asks about that
+// its tool would refuse as things are now: the model gets it at once, and
+// a person is not asked to approve what cannot run. An approval opened
+// before (the turn's calls are asked about together, and an earlier one
+// may have changed the files since) is withdrawn.
+func (s *Service) refusedAnyway(ctx context.Context, a *active, ts *toolState, call llm.ToolCall) (tool.Result, bool) {
+	a.mu.Lock()
+	ask, decided, interaction := ts.effect == string(policy.Ask), ts.decision != "", ts.interaction
+	a.mu.Unlock()
+	if !ask || decided {
+		return tool.Result{}, false
+	}
+	res, refused := s.precheck(ctx, a, call)
+	if !refused {
+		return tool.Result{}, false
+	}
+	if w, ok := s.cfg.Approver.(Withdrawer); ok && interaction != "" {
+		if err := w.Withdraw(context.WithoutCancel(ctx), interaction, call.Name+" would be refused: "+res.Output); err != nil {
+			s.cfg.Logf("run %s: withdraw %s: %v", a.st.id, interaction, err)
+		}
+	}
+	return res, true
 }

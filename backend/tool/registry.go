@@ -161,6 +161,25 @@ func (r *Registry) Touches(name string, env Env, args json.RawMessage) (touches 
 	return t.Touches(env, args)
 }
 
+// Precheck asks the tool of a call whether it would refuse the call as
+// things are now (tool.Prechecker), without the call's effect: the refusal
+// it would give, and true. A tool that cannot tell, or would run the call,
+// gives false.
+func (r *Registry) Precheck(ctx context.Context, name string, env Env, args json.RawMessage) (Result, bool) {
+	e, found := r.lookup(name)
+	if !found {
+		return Result{}, false
+	}
+	p, ok := e.tool.(Prechecker)
+	if !ok {
+		return Result{}, false
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return p.Precheck(ctx, env, args)
+}
+
 // Specs returns the specs of the named tools (all registered ones when
 // names is empty: a source's tools only when named), sorted by name. A
 // source's Pattern names all its tools, listing them if need be. Unknown

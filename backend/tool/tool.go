@@ -137,6 +137,16 @@ func (env Env) ReportProgress(p Progress) {
 	}
 }
 
+// Prechecker is a tool that can tell, without the call's effect, that it
+// would refuse a call as things are now (a stale read, an edit's text not in
+// the file): the engine gives the model that refusal at once rather than
+// ask a person to approve a call that cannot run. It must have no side
+// effect, and be as strict as the call, never stricter: a refusal is
+// final for the call.
+type Prechecker interface {
+	Precheck(ctx context.Context, env Env, args json.RawMessage) (Result, bool)
+}
+
 // Access is how a call touches a path (event.Accesses lists them).
 type Access = event.Access
 

@@ -202,14 +202,17 @@ func TestE2ERuntimePauseStepSteerFork(t *testing.T) {
 		fail("keyboard shortcuts help", err)
 	}
 
-	// Continue the fork with the keyboard (p), approve its write, and it
-	// completes; the source run lists it among its forks.
+	// Continue the fork with the keyboard (p), and it completes; the source
+	// run lists it among its forks. The fork's write is refused without
+	// asking anyone: the source run wrote the file after the fork's point,
+	// and the fork has not read it (a stale read, which its tool refuses
+	// anyway).
 	err = chromedp.Do(ctx,
 		pollTrue(`document.querySelector('button[title^="Run on until"]')?.disabled === false`),
 		chromedp.KeyEvent("p"),
-		chromedp.WaitVisible(chromedp.CSS(`article[data-tool="write_file"][data-status="waiting"]`)),
-		clickStillXPath(`//article[@data-tool="write_file"]//button[normalize-space()="Approve"]`),
 		waitStatus("completed"),
+		chromedp.WaitVisible(chromedp.CSS(`article[data-tool="write_file"][data-status="failed"]`)),
+		pollTrue(`document.querySelector('article[data-tool="write_file"][data-status="failed"]')?.innerText.includes("read") === true`),
 		chromedp.Click(chromedp.Search(fmt.Sprintf(`//button[@aria-label=%q]`, "Open run "+source))),
 		pollTrue(fmt.Sprintf(`document.querySelector('.run-header .run-id')?.textContent === %q`, source)),
 		pollTrue(fmt.Sprintf(`document.querySelector('.lineage')?.innerText.includes(%q) === true`, "Forks: "+fork+" at "+firstLLM)),

@@ -80,9 +80,9 @@ func Tools() []tool.Tool {
 		tool.WithTouches(tool.Must(tool.New("list_dir", listDescription, tool.RiskRead, adapt(listDir))), listTouches),
 		tool.WithTouches(tool.Must(tool.New("glob", globDescription, tool.RiskRead, adapt(globFiles))), globTouches),
 		tool.WithTouches(tool.Must(tool.New("grep", grepDescription, tool.RiskRead, adapt(grepFiles))), grepTouches),
-		tool.WithTouches(tool.Must(tool.New("write_file", writeDescription, tool.RiskWrite, adapt(writeFile))), writeTouches),
-		tool.WithTouches(tool.Must(tool.New("edit_file", editDescription, tool.RiskWrite, adapt(editFile))), editTouches),
-		tool.WithTouches(tool.Must(tool.New("apply_patch", patchDescription, tool.RiskWrite, adapt(applyPatch))), patchTouches),
+		prechecked(tool.WithTouches(tool.Must(tool.New("write_file", writeDescription, tool.RiskWrite, adapt(writeFile))), writeTouches), writeFile),
+		prechecked(tool.WithTouches(tool.Must(tool.New("edit_file", editDescription, tool.RiskWrite, adapt(editFile))), editTouches), editFile),
+		prechecked(tool.WithTouches(tool.Must(tool.New("apply_patch", patchDescription, tool.RiskWrite, adapt(applyPatch))), patchTouches), applyPatch),
 	}
 }
 
@@ -102,6 +102,9 @@ type call struct {
 	ws       *workspace.Root
 	files    tool.Files
 	withheld func(tool.Touch) bool
+	// dry makes a write body stop before its first change, its checks
+	// done: the precheck (precheck.go).
+	dry bool
 }
 
 // adapt turns a tool body, which returns the output or an error, into a

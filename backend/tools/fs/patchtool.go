@@ -92,7 +92,7 @@ func applyPatch(ctx context.Context, c call, args patchArgs) (string, error) {
 			pf.exists = true
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil || c.dry {
 		return "", err
 	}
 	if err := writeAll(root, order); err != nil {

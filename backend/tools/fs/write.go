@@ -46,6 +46,9 @@ func writeFile(ctx context.Context, c call, args writeArgs) (string, error) {
 	if err := c.checkWrite(rel, cur); err != nil {
 		return "", err
 	}
+	if c.dry {
+		return "", nil
+	}
 	madeDirs, err := makeParents(root, rel)
 	if err != nil {
 		return "", err
