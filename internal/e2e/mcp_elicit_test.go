@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,15 +36,7 @@ func TestE2EMCPElicitation(t *testing.T) {
 		}
 		return "Done.", nil
 	})
-	home := t.TempDir()
-	fx := mcptest.Stdio(nil)
-	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"fx": map[string]any{"command": fx.Command, "args": fx.Args, "env": fx.Env}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home, _ := fixtureHome(t)
 	s := startServeAt(t, t.TempDir(), home, "OPENAI_BASE_URL="+ms.URL+"/v1", "OPENAI_API_KEY=sk-e2e-test", "STEWARD_MODEL=fake")
 	s.call(t, "POST", "/api/v1/agents", map[string]any{"name": "asker", "provider": "openai", "model": "fake", "tools": []string{"mcp__fx__*"}, "mode": "auto"},
 		http.StatusCreated, nil)
@@ -56,7 +45,7 @@ func TestE2EMCPElicitation(t *testing.T) {
 
 	ctx := browser(t)
 	card := `//*[@data-testid="elicitation-card"]`
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.Navigate(s.url+"#run="+r.ID),
 		waitStatus("waiting"),
 		chromedp.WaitVisible(chromedp.Search(card+`//*[@data-testid="elicitation-submit"]`)),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"steward/backend/tools/mcp"
 	"steward/backend/tools/mcp/mcptest"
 )
 
@@ -17,6 +18,22 @@ func TestMain(m *testing.M) {
 	// The MCP server a test's config.json names is this binary again.
 	mcptest.ServeIfAsked()
 	os.Exit(m.Run())
+}
+
+// fixtureHome is a data directory whose config.json has the fixture server
+// as fx, as a person pastes it from another app.
+func fixtureHome(t *testing.T) (string, mcp.Server) {
+	t.Helper()
+	home := t.TempDir()
+	fx := mcptest.Stdio(nil)
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"fx": map[string]any{"command": fx.Command, "args": fx.Args, "env": fx.Env}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, fx
 }
 
 // TestE2EMCPToolUnderApproval: an MCP server in config.json, as a person
@@ -33,15 +50,7 @@ func TestE2EMCPToolUnderApproval(t *testing.T) {
 		}
 		return "Asking the server.", []fakeCall{{"mcp__fx__echo", map[string]string{"text": "hello from the model"}}}
 	})
-	home := t.TempDir()
-	fx := mcptest.Stdio(nil)
-	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"fx": map[string]any{"command": fx.Command, "args": fx.Args, "env": fx.Env}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home, fx := fixtureHome(t)
 	s := startServeAt(t, t.TempDir(), home, "OPENAI_BASE_URL="+ms.URL+"/v1", "OPENAI_API_KEY=sk-e2e-test", "STEWARD_MODEL=fake")
 	agent := func(name string, tools ...string) map[string]any {
 		return map[string]any{"name": name, "provider": "openai", "model": "fake", "tools": tools, "mode": "ask"}
@@ -53,7 +62,7 @@ func TestE2EMCPToolUnderApproval(t *testing.T) {
 
 	ctx := browser(t)
 	approve := `//article[@data-tool="mcp__fx__echo"]//button[normalize-space()="Approve"]`
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.Navigate(s.url+"#run="+r.ID),
 		waitStatus("waiting"),
 		chromedp.WaitVisible(chromedp.Search(approve)),
