@@ -121,6 +121,16 @@ describe("RunView", () => {
     expect(rows.at(-1)!.textContent).toContain("timed out: no answer");
   });
 
+  it("shows a declined question as declined, not failed", () => {
+    setup([
+      ...events.slice(0, 14),
+      { type: "approval.decided", node_id: "n_ask", data: { interaction_id: "ia_3", decision: "deny", source: "web" } },
+      { type: "node.finished", node_id: "n_ask", data: { status: "failed", is_error: true, code: "declined", output: "The user declined to answer." } },
+    ]);
+    const ask = screen.getByRole("region", { name: "Transcript" }).querySelector<HTMLElement>('article[data-tool="ask_user"]')!;
+    expect(ask.querySelector(".tool-status")?.textContent).toBe("declined");
+  });
+
   it("asks a waiting question on the ask_user card", () => {
     setup(events.slice(0, 14));
     const ask = screen.getByRole("region", { name: "Transcript" }).querySelector<HTMLElement>('article[data-tool="ask_user"]')!;

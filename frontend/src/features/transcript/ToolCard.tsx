@@ -48,7 +48,16 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
   const edited = a?.editedArguments !== undefined && a.editedArguments !== null;
   // A server's request waits on a running call: the call stays running.
   const asking = n.status === "running" && !!pendingElicitation(n);
-  const label = n.status === "waiting" && question ? "waiting for an answer" : asking ? "running: asks for input" : statusText[n.status];
+  // A question the person declined is no failure of the call.
+  const declined = a?.kind === "question" && n.status === "failed" && n.code === "declined";
+  const label =
+    n.status === "waiting" && question
+      ? "waiting for an answer"
+      : asking
+        ? "running: asks for input"
+        : declined
+          ? "declined"
+          : statusText[n.status];
 
   const args = useMemo(() => pretty(n.arguments), [n.arguments]);
   const diff = useMemo(() => toolDiff(n.tool, n.arguments, n.output), [n.tool, n.arguments, n.output]);
@@ -71,7 +80,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
           <Highlight text={n.tool} />
         </span>
         {n.risk && <span className={`risk risk-${n.risk}`}>{n.risk}</span>}
-        <StatusBadge status={n.status} label={label} className="tool-status" />
+        <StatusBadge status={declined ? "denied" : n.status} label={label} className="tool-status" />
         {n.retryOf && <span className="retry-of">retry of {n.retryOf}</span>}
         <span className="spacer" />
         <span className="muted">{duration(n.durationMs)}</span>

@@ -274,3 +274,32 @@ describe("panes", () => {
     expect(screen.getByRole("region", { name: "Graph" })).toBeTruthy();
   });
 });
+
+describe("the outcome of a run", () => {
+  const ended = (last: "succeeded" | "failed"): Omit<Event, "run_id" | "seq" | "ts">[] => [
+    { type: "run.status", data: { status: "running" } },
+    { type: "node.started", node_id: "u", data: { kind: "user", label: "instructions", text: "Fix it" } },
+    { type: "node.started", node_id: "m1", data: { kind: "llm", label: "model call 1" } },
+    { type: "node.finished", node_id: "m1", data: { status: "succeeded", duration_ms: 5, text: "Two edits." } },
+    { type: "node.started", node_id: "e1", data: { kind: "tool", label: "edit_file", tool: "edit_file", parent: "m1", arguments: {}, after: ["m1"] } },
+    { type: "node.finished", node_id: "e1", data: { status: "succeeded", duration_ms: 2, output: "replaced" } },
+    { type: "node.started", node_id: "e2", data: { kind: "tool", label: "edit_file", tool: "edit_file", parent: "m1", arguments: {}, after: ["m1"] } },
+    { type: "node.finished", node_id: "e2", data: { status: last, duration_ms: 2, output: last === "failed" ? "old_string is not in a.txt" : "replaced", is_error: last === "failed", code: last === "failed" ? "no_match" : undefined } },
+    { type: "node.started", node_id: "m2", data: { kind: "llm", label: "model call 2", after: ["e1", "e2"] } },
+    { type: "node.finished", node_id: "m2", data: { status: "succeeded", duration_ms: 5, text: "All done!" } },
+    { type: "run.status", data: { status: "completed" } },
+  ];
+
+  it("does not show a plain success right after calls that did not succeed", () => {
+    setup(ended("failed"));
+    const outcome = screen.getByRole("status", { name: "" });
+    expect(outcome.className).toContain("outcome-completed-missed");
+    expect(screen.getByTestId("outcome-missed").textContent).toBe(" — 1 of its last 2 tool calls did not succeed; read what the model made of it.");
+  });
+
+  it("is a plain success when the last calls succeeded", () => {
+    setup(ended("succeeded"));
+    expect(screen.queryByTestId("outcome-missed")).toBeNull();
+    expect(document.querySelector(".outcome-completed")).toBeTruthy();
+  });
+});

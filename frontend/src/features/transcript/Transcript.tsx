@@ -4,6 +4,7 @@ import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
 import { pendingElicitation } from "../../store/elicitationFold";
 import { selectRun } from "../../store/store";
+import type { RunTranscript } from "../../store/reducer";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { ServerNotesRow } from "./ServerNotes";
 import { PaneHeader } from "../../ui/PaneHeader";
@@ -275,6 +276,7 @@ function Outcome({ runId }: { runId: string }) {
     }
     return undefined;
   });
+  const lastTurn = useApp(useShallow((s) => lastTurnCalls(s.stream.runs[runId])));
   if (!loaded) return <p className="muted">Loading events…</p>;
   if (!status) return null;
   if (status === "waiting") {
@@ -283,11 +285,57 @@ function Outcome({ runId }: { runId: string }) {
     return <p className="outcome outcome-waiting">{what}</p>;
   }
   if (!terminalStatuses.has(status)) return null;
+  const missed = status === "completed" && lastTurn && lastTurn.failed > 0;
   return (
-    <div className={`outcome outcome-${status}`} role="status">
+    <div className={`outcome outcome-${missed ? "completed-missed" : status}`} role="status">
       <strong>Run {status}</strong>
       {reason && <span>: {reason}</span>}
+      {missed && (
+        <span data-testid="outcome-missed">
+          {" — "}
+          {lastTurn.failed === lastTurn.total
+            ? lastTurn.total === 1
+              ? "its last tool call"
+              : `all ${lastTurn.total} of its last tool calls`
+            : `${lastTurn.failed} of its last ${lastTurn.total} tool calls`}
+          {" did not succeed; read what the model made of it."}
+        </span>
+      )}
       {error && <pre className="outcome-error">{error}</pre>}
     </div>
   );
+}
+
+/**
+ * lastTurnCalls counts the tool calls of a run's last turn that made any
+ * (the calls of the last model call that asked for some) and those of them
+ * that did not succeed: a run that ends right after failed calls is not a
+ * plain success, whatever the model says.
+ */
+export function lastTurnCalls(t: RunTranscript | undefined): { total: number; failed: number } | undefined {
+  if (!t) return undefined;
+  let parent: string | undefined;
+  for (let i = t.nodeOrder.length - 1; i >= 0; i--) {
+    const n = t.nodes[t.nodeOrder[i]!];
+    if (n?.kind === "tool") {
+      parent = n.parent;
+      break;
+    }
+  }
+  if (parent === undefined) return undefined;
+  // A call retried after a restart counts as its retry.
+  const replaced = new Set<string>();
+  for (const id of t.nodeOrder) {
+    const n = t.nodes[id];
+    if (n?.kind === "tool" && n.retryOf) replaced.add(n.retryOf);
+  }
+  let total = 0;
+  let failed = 0;
+  for (const id of t.nodeOrder) {
+    const n = t.nodes[id];
+    if (n?.kind !== "tool" || n.parent !== parent || replaced.has(id)) continue;
+    total++;
+    if (n.status !== "succeeded") failed++;
+  }
+  return { total, failed };
 }
