@@ -91,8 +91,10 @@ func (s *Service) screen(ctx context.Context, a *active) error {
 		}
 		// A call its tool would refuse anyway is not put to a person:
 		// callTool gives the model the refusal when its turn comes.
-		if _, refused := s.precheck(ctx, a, c.call); c.settled && refused {
-			continue
+		if c.settled {
+			if _, refused := s.precheck(ctx, a, c.call); refused {
+				continue
+			}
 		}
 		c.risk = d.Risk
 		asks = append(asks, c)

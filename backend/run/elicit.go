@@ -57,9 +57,8 @@ func (e *elicitations) ask(ctx context.Context, q tool.Elicitation) (tool.Elicit
 	if unattended {
 		return tool.ElicitAnswer{Action: tool.ElicitDecline}, nil // nobody is there to ask
 	}
-	in, ok := e.s.cfg.Approver.(Withdrawer)
-	if !ok {
-		return tool.ElicitAnswer{Action: tool.ElicitDecline}, nil
+	if _, ok := e.s.cfg.Approver.(Withdrawer); !ok {
+		return tool.ElicitAnswer{Action: tool.ElicitDecline}, nil // what is asked could not be withdrawn
 	}
 	// What the server says is shown to a person and kept in the log: the
 	// secrets the run knows are taken out first, as from a tool's output.
@@ -120,9 +119,7 @@ func (e *elicitations) ask(ctx context.Context, q tool.Elicitation) (tool.Elicit
 			return tool.ElicitAnswer{}, err
 		}
 		// The call ended (its deadline, a cancel) before the answer.
-		if werr := in.Withdraw(context.WithoutCancel(ctx), id, "the call ended before an answer"); werr != nil {
-			e.s.cfg.Logf("run %s: withdraw %s: %v", runID, id, werr)
-		}
+		e.s.withdraw(ctx, runID, []string{id}, callEnded)
 		return tool.ElicitAnswer{Action: tool.ElicitCancel}, nil
 	}
 	switch {
@@ -144,17 +141,25 @@ func (e *elicitations) end(ctx context.Context) {
 		open = append(open, id)
 	}
 	e.mu.Unlock()
-	e.withdraw(ctx, open, "the call ended before an answer")
+	e.s.withdraw(ctx, e.a.st.id, open, callEnded)
 }
 
-func (e *elicitations) withdraw(ctx context.Context, ids []string, why string) {
-	w, ok := e.s.cfg.Approver.(Withdrawer)
+// Why a question was withdrawn, as its feedback says.
+const (
+	callEnded   = "the call ended before an answer"
+	stewardDied = "Steward stopped while the call waited for this answer"
+)
+
+// withdraw withdraws the questions ids of run runID, for why, once
+// nothing waits for them; one answered meanwhile stays as answered.
+func (s *Service) withdraw(ctx context.Context, runID string, ids []string, why string) {
+	w, ok := s.cfg.Approver.(Withdrawer)
 	if !ok {
 		return
 	}
 	for _, id := range ids {
 		if err := w.Withdraw(context.WithoutCancel(ctx), id, why); err != nil && !errors.Is(err, inbox.ErrNotFound) {
-			e.s.cfg.Logf("run %s: withdraw %s: %v", e.a.st.id, id, err)
+			s.cfg.Logf("run %s: withdraw %s: %v", runID, id, err)
 		}
 	}
 }
@@ -168,17 +173,4 @@ func died(st *runState) []string {
 		ids = append(ids, t.eliciting...)
 	}
 	return ids
-}
-
-// withdrawDied withdraws the questions ids (died) of run runID.
-func (s *Service) withdrawDied(ctx context.Context, runID string, ids []string) {
-	w, ok := s.cfg.Approver.(Withdrawer)
-	if !ok {
-		return
-	}
-	for _, id := range ids {
-		if err := w.Withdraw(ctx, id, "Steward stopped while the call waited for this answer"); err != nil && !errors.Is(err, inbox.ErrNotFound) {
-			s.cfg.Logf("run %s: withdraw %s: %v", runID, id, err)
-		}
-	}
 }

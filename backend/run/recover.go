@@ -76,7 +76,7 @@ func (s *Service) endReplay(ctx context.Context, r store.Run) error {
 	for _, ev := range evs {
 		st.apply(ev)
 	}
-	s.withdrawDied(ctx, r.ID, died(st))
+	s.withdraw(ctx, r.ID, died(st), stewardDied)
 	msg := "Steward stopped during this replay, and a replay cannot be resumed: replay run " + r.ReplayOf + " again, or fork this run to go on with the live model."
 	// Every node still open is closed, as a run's end closes them, so the
 	// graph shows nothing running.
@@ -163,7 +163,7 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 		a.pauseAsked, a.pauseReason = true, "recovered"
 		asked = died(a.st) // under mu: a command may fold into the state meanwhile
 	}, func(a *active) {
-		s.withdrawDied(context.WithoutCancel(ctx), r.ID, asked)
+		s.withdraw(ctx, r.ID, asked, stewardDied)
 	})
 	if err == nil && cancelled {
 		a.cancel(errCancelled)

@@ -338,10 +338,8 @@ func (s *Service) refusedAnyway(ctx context.Context, a *active, ts *toolState, c
 	if !refused {
 		return tool.Result{}, false
 	}
-	if w, ok := s.cfg.Approver.(Withdrawer); ok && interaction != "" {
-		if err := w.Withdraw(context.WithoutCancel(ctx), interaction, call.Name+" would be refused: "+res.Output); err != nil {
-			s.cfg.Logf("run %s: withdraw %s: %v", a.st.id, interaction, err)
-		}
+	if interaction != "" {
+		s.withdraw(ctx, a.st.id, []string{interaction}, call.Name+" would be refused: "+res.Output)
 	}
 	return res, true
 }
