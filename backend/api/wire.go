@@ -239,7 +239,10 @@ type Interaction struct {
 	ExpiresAt       int64                 `json:"expires_at,omitempty"`
 	DefaultDecision event.DefaultDecision `json:"default_decision,omitempty"`
 	Question        *event.Question       `json:"question,omitempty"`
-	Answer          *AnswerGiven          `json:"answer,omitempty"`
+	// Preview is what the call would change as its files were when it was
+	// asked about (a write tool's diff), when its tool could tell.
+	Preview *event.Preview `json:"preview,omitempty"`
+	Answer  *AnswerGiven   `json:"answer,omitempty"`
 }
 
 // AnswerGiven is the recorded answer of an interaction.
@@ -259,6 +262,12 @@ func wireInteraction(i store.Interaction) Interaction {
 		Group: i.Group, GroupSize: i.GroupSize, ExpiresAt: i.ExpiresAt, DefaultDecision: event.DefaultDecision(i.DefaultDecision)}
 	if !json.Valid(out.Arguments) {
 		out.Arguments = json.RawMessage("{}")
+	}
+	if i.Preview != "" {
+		var p event.Preview
+		if json.Unmarshal([]byte(i.Preview), &p) == nil {
+			out.Preview = &p
+		}
 	}
 	if i.Question != "" {
 		var q event.Question

@@ -213,7 +213,13 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 
 // ask prompts for one approval on the terminal.
 func (c *Console) ask(ctx context.Context, d event.ApprovalRequestedData) {
-	fmt.Fprintf(c.Out, "%s %s %s\n  %s [y/n, a = always in this run, e = edit] ", c.paint("33;1", "approve?"), d.Tool, shown(d.Tool, d.Arguments, 400), d.Reason)
+	what := shown(d.Tool, d.Arguments, 400)
+	if d.Preview != nil && d.Preview.Diff != "" {
+		what = "" // the diff names the files and shows the change
+	}
+	fmt.Fprintf(c.Out, "%s %s %s\n", c.paint("33;1", "approve?"), d.Tool, what)
+	c.preview(d.Preview)
+	fmt.Fprintf(c.Out, "  %s [y/n, a = always in this run, e = edit] ", d.Reason)
 	ans, ok := c.line(ctx)
 	if ctx.Err() != nil {
 		return // the run ended meanwhile

@@ -380,6 +380,17 @@ type ApprovalRequestedData struct {
 	// the page it acts on), when the tool gives one: the grant an "always"
 	// answer saves holds for it.
 	Key *string `json:"key,omitempty"`
+	// Preview is what the call would change as the files are when it is
+	// asked about (a write tool's diff), when its tool can tell.
+	Preview *Preview `json:"preview,omitempty"`
+}
+
+// Preview is what a tool call would change: Diff, the unified diff of the
+// files it writes against their content now (git style, three lines of
+// context); Note, what the diff does not show (a binary file, a cut).
+type Preview struct {
+	Diff string `json:"diff,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // Question is what an agent asks a person: free text, or options with one

@@ -134,6 +134,8 @@ type Request struct {
 	// Kind is the interaction's kind when it is not the one Question
 	// implies (question with one, approval without).
 	Kind event.InteractionKind
+	// Preview is what the call would change, when its tool can tell.
+	Preview *event.Preview
 }
 
 // Decision is a person's answer to an approval or a question.
@@ -166,7 +168,7 @@ var Scopes = []string{store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere}
 // until it is answered.
 func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	d := event.ApprovalRequestedData{Tool: r.Tool, Arguments: r.Arguments, Risk: event.Risk(r.Risk), Reason: r.Reason,
-		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key}
+		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key, Preview: r.Preview}
 	if r.Question != nil {
 		d.Kind = event.InteractionQuestion
 	}

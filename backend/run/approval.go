@@ -152,9 +152,15 @@ func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, ca
 	if k, ok := a.st.registry.Key(call.Name, env, call.Arguments); ok {
 		key = &k
 	}
+	// What the call would change, as the person sees the files now; a call
+	// of the same turn approved before it may change them again.
+	var preview *event.Preview
+	if p, ok := a.st.registry.Preview(ctx, call.Name, s.toolEnv(a), call.Arguments); ok {
+		preview = &p
+	}
 	id, err := a.st.approver.Open(context.WithoutCancel(ctx), inbox.Request{
 		RunID: runID, NodeID: ts.node, CallID: call.ID, Key: key, Tool: call.Name, Arguments: call.Arguments, Risk: string(risk), Reason: reason,
-		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def,
+		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def, Preview: preview,
 	})
 	if err != nil {
 		return err
@@ -349,9 +355,17 @@ func truncate(s string, n int) string {
 // run's files are now (tool.Prechecker).
 func (s *Service) precheck(ctx context.Context, a *active, call llm.ToolCall) (tool.Result, bool) {
 	a.mu.Lock()
-	env := a.st.env
-	env.Files = a.toolFiles()
 	reg := a.st.registry
 	a.mu.Unlock()
-	return reg.Precheck(ctx, call.Name, env, call.Arguments)
+	return reg.Precheck(ctx, call.Name, s.toolEnv(a), call.Arguments)
+}
+
+// toolEnv is the env a precheck or a preview runs a call's tool in: the
+// run's, with its record of the files read.
+func (s *Service) toolEnv(a *active) tool.Env {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	env := a.st.env
+	env.Files = a.toolFiles()
+	return env
 }

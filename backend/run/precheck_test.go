@@ -104,3 +104,42 @@ func TestCallRefusedAtItsTurnWithdrawsItsApproval(t *testing.T) {
 		t.Errorf("node statuses %v: want the third call failed", status)
 	}
 }
+
+// An approval shows what the call would change: its tool's preview, the
+// diff against the file as it is when the person is asked, with context
+// and the file's true line numbers; the inbox's projection holds it too.
+func TestApprovalCarriesTheCallsPreview(t *testing.T) {
+	t.Parallel()
+	rec := &recording{next: scripted(t, `{"turns": [
+		{"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+		{"tool_calls": [{"name": "edit_file", "arguments": {"path": "a.txt", "old_string": "six\n", "new_string": "6\n"}}]},
+		{"text": "Done."}]}`)}
+	h := newHarness(t, fixed(rec))
+	h.writeFile(t, "a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n")
+	r := h.start(t, testAgent("read_file", "edit_file"), "change a")
+	it := h.pending(t, r.ID)
+	const want = "--- a/a.txt\n+++ b/a.txt\n@@ -3,5 +3,5 @@\n three\n four\n five\n-six\n+6\n seven\n"
+	if !strings.Contains(it.Preview, `"diff":`) {
+		t.Fatalf("the pending interaction has no preview: %q", it.Preview)
+	}
+	var found bool
+	for _, ev := range h.events(t, r.ID) {
+		if ev.Type == event.ApprovalRequested {
+			d := decode[event.ApprovalRequestedData](t, ev)
+			found = d.Preview != nil && d.Preview.Diff == want
+			if !found {
+				t.Errorf("approval.requested preview %+v, want diff\n%s", d.Preview, want)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no approval.requested")
+	}
+	if _, err := h.in.Answer(context.Background(), it.ID, inbox.Decision{Decision: "approve", Source: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	h.completed(t, r.ID)
+	if got := h.content(t, "a.txt"); got != "one\ntwo\nthree\nfour\nfive\n6\nseven\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}

@@ -94,6 +94,9 @@ type Tools interface {
 	// Precheck gives the refusal a call's tool would answer now, without
 	// its effect (tool.Prechecker).
 	Precheck(ctx context.Context, name string, env tool.Env, args json.RawMessage) (tool.Result, bool)
+	// Preview is what a call would change, without its effect
+	// (tool.Previewer).
+	Preview(ctx context.Context, name string, env tool.Env, args json.RawMessage) (tool.Preview, bool)
 	Call(ctx context.Context, env tool.Env, name string, args json.RawMessage) (tool.Result, error)
 	// Key is the key argument of a call when its tool decides it.
 	Key(name string, env tool.Env, args json.RawMessage) (string, bool)

@@ -39,6 +39,9 @@ type Interaction struct {
 	// Key is the key the tool gave the call when it was asked about, nil
 	// for a tool that gives none.
 	Key *string
+	// Preview is the JSON of what the call would change (event.Preview),
+	// empty when its tool could not tell.
+	Preview string
 }
 
 // AnswerDetail is what an answer holds beyond its decision.
@@ -50,7 +53,7 @@ type AnswerDetail struct {
 }
 
 const interactionCols = `id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at, answered_at, decision, feedback, source,
-	group_id, group_size, expires_at, default_decision, question, answer, key`
+	group_id, group_size, expires_at, default_decision, question, answer, key, preview`
 
 func scanInteraction(row interface{ Scan(...any) error }) (Interaction, error) {
 	var i Interaction
@@ -58,7 +61,7 @@ func scanInteraction(row interface{ Scan(...any) error }) (Interaction, error) {
 	var key sql.NullString
 	err := row.Scan(&i.ID, &i.RunID, &i.NodeID, &i.Kind, &i.Status, &i.Tool, &i.Arguments, &i.Risk, &i.Reason,
 		&i.CreatedAt, &at, &i.Decision, &i.Feedback, &i.Source,
-		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer, &key)
+		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer, &key, &i.Preview)
 	if at.Valid {
 		i.AnsweredAt = &at.Int64
 	}

@@ -180,6 +180,23 @@ func (r *Registry) Precheck(ctx context.Context, name string, env Env, args json
 	return p.Precheck(ctx, env, args)
 }
 
+// Preview is what a call would change (tool.Previewer), when its tool
+// can tell.
+func (r *Registry) Preview(ctx context.Context, name string, env Env, args json.RawMessage) (Preview, bool) {
+	e, found := r.lookup(name)
+	if !found {
+		return Preview{}, false
+	}
+	p, ok := e.tool.(Previewer)
+	if !ok {
+		return Preview{}, false
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return p.Preview(ctx, env, args)
+}
+
 // Specs returns the specs of the named tools (all registered ones when
 // names is empty: a source's tools only when named), sorted by name. A
 // source's Pattern names all its tools, listing them if need be. Unknown

@@ -147,6 +147,20 @@ type Prechecker interface {
 	Precheck(ctx context.Context, env Env, args json.RawMessage) (Result, bool)
 }
 
+// Preview is what a call would change, shown to the person asked to
+// approve it: the unified diff of every file against its content now (a
+// new file's whole content, a deleted file's removal), git style with three
+// lines of context and true line numbers. Note says what the diff does not
+// show: a binary file, a diff cut at its bound.
+type Preview = event.Preview
+
+// Previewer is a tool that can show what a call would change, without its
+// effect. Like a precheck, it must have no side effect; a call it cannot
+// preview (one its tool would refuse, a system error) has none.
+type Previewer interface {
+	Preview(ctx context.Context, env Env, args json.RawMessage) (Preview, bool)
+}
+
 // Access is how a call touches a path (event.Accesses lists them).
 type Access = event.Access
 

@@ -77,7 +77,7 @@ func editFile(ctx context.Context, c call, args editArgs) (string, error) {
 		n = -1
 	}
 	after := bytes.Replace(cur.data, old, []byte(args.NewString), n)
-	if err := ctx.Err(); err != nil || c.dry {
+	if err := ctx.Err(); err != nil || c.dry.add(rel, cur, after) {
 		return "", err
 	}
 	if err := workspace.Replace(root, rel, after, cur.mode, true); err != nil {

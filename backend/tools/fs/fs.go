@@ -102,9 +102,10 @@ type call struct {
 	ws       *workspace.Root
 	files    tool.Files
 	withheld func(tool.Touch) bool
-	// dry makes a write body stop before its first change, its checks
-	// done: the precheck (precheck.go).
-	dry bool
+	// dry, when set, makes a write body stop before its first change, its
+	// checks done, and note there what it would change: the precheck and
+	// the preview (precheck.go).
+	dry *plan
 }
 
 // adapt turns a tool body, which returns the output or an error, into a

@@ -92,8 +92,14 @@ func applyPatch(ctx context.Context, c call, args patchArgs) (string, error) {
 			pf.exists = true
 		}
 	}
-	if err := ctx.Err(); err != nil || c.dry {
+	if err := ctx.Err(); err != nil {
 		return "", err
+	}
+	if c.dry != nil {
+		for _, pf := range order {
+			c.dry.add(pf.rel, pf.cur, pf.after())
+		}
+		return "", nil
 	}
 	if err := writeAll(root, order); err != nil {
 		return "", err

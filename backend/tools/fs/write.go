@@ -39,14 +39,14 @@ func writeFile(ctx context.Context, c call, args writeArgs) (string, error) {
 
 	// Resolve followed a symlinked final component to its target, so rel is
 	// the file itself: the rename below replaces it and keeps the link.
-	cur, err := loadCurrent(root, rel, c.files != nil)
+	cur, err := loadCurrent(root, rel, c.files != nil || c.dry != nil)
 	if err != nil {
 		return "", err
 	}
 	if err := c.checkWrite(rel, cur); err != nil {
 		return "", err
 	}
-	if c.dry {
+	if c.dry.add(rel, cur, []byte(args.Content)) {
 		return "", nil
 	}
 	madeDirs, err := makeParents(root, rel)

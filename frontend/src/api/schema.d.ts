@@ -903,6 +903,7 @@ export interface components {
             default_decision?: "deny" | "approve";
             question?: components["schemas"]["Question"];
             key?: string;
+            preview?: components["schemas"]["Preview"];
         };
         Artifact: {
             name: string;
@@ -1181,6 +1182,7 @@ export interface components {
             /** @enum {string} */
             default_decision?: "deny" | "approve";
             question?: components["schemas"]["Question"];
+            preview?: components["schemas"]["Preview"];
             answer?: components["schemas"]["AnswerGiven"];
         };
         InteractionsBody: {
@@ -1319,6 +1321,10 @@ export interface components {
             tool: string;
             match?: string;
             source?: string;
+        };
+        Preview: {
+            diff?: string;
+            note?: string;
         };
         PriceInput: {
             input_per_mtok: number;

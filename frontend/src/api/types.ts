@@ -129,6 +129,9 @@ export type InteractionAnswer = Schemas["AnswerGiven"];
 // decided together. expires_at: when default_decision is taken if nobody
 // answers; absent or 0, never.
 export type Interaction = Schemas["Interaction"];
+// CallPreview is what a call would change as its files were when it was
+// asked about: a write tool's unified diff, and what the diff does not show.
+export type CallPreview = Schemas["Preview"];
 
 // scope also saves the answer as a grant ("approve always"): for this run, its
 // agent, or everywhere; it matches the same tool and key argument, or any

@@ -358,6 +358,7 @@ function requestApproval(d: Draft, e: Event, c: ApprovalRequestedData): void {
     expiresAt: c.expires_at || undefined,
     defaultDecision: c.default_decision,
     question: c.question,
+    preview: c.preview,
   };
   // The tool node normally exists; start one from the request if not.
   startNode(d, e.node_id, e.ts, { kind: "tool", label: c.tool, tool: c.tool, arguments: c.arguments, risk: c.risk });

@@ -21,6 +21,7 @@ import type {
   ReplayDivergedData,
   RunStatus,
   RunSandbox,
+  CallPreview,
   RunProjectServers,
   Refusals,
   ToolCall,
@@ -44,6 +45,8 @@ export type ApprovalState = {
   expiresAt?: number;
   defaultDecision?: "deny" | "approve";
   question?: Question;
+  // What the call would change, when its tool could tell (a write's diff).
+  preview?: CallPreview;
   // Set once approval.decided arrives.
   decision?: Decision;
   feedback?: string;

@@ -16,7 +16,7 @@ function renderCard(fetchImpl: typeof fetch) {
   };
   render(
     <ServicesProvider value={services}>
-      <ApprovalCard interactionId="ia_1" tool="write_file" risk="write" arguments={{ path: "hello.txt" }} reason="writes need approval" />
+      <ApprovalCard runId="run_1" interactionId="ia_1" tool="write_file" risk="write" arguments={{ path: "hello.txt" }} reason="writes need approval" />
     </ServicesProvider>,
   );
   return services;
@@ -140,8 +140,8 @@ describe("ApprovalCard expiry", () => {
     vi.useFakeTimers({ now: 100_000 });
     render(
       <ServicesProvider value={{ api: createApi({ fetch: vi.fn() }), store: createAppStore(), refreshLists: vi.fn(), refreshRun: vi.fn() }}>
-        <ApprovalCard interactionId="ia_1" tool="write_file" risk="write" arguments={{}} expiresAt={142_000} defaultDecision="deny" />
-        <ApprovalCard interactionId="ia_2" tool="write_file" risk="write" arguments={{}} expiresAt={400_000} defaultDecision="approve" />
+        <ApprovalCard runId="run_1" interactionId="ia_1" tool="write_file" risk="write" arguments={{}} expiresAt={142_000} defaultDecision="deny" />
+        <ApprovalCard runId="run_1" interactionId="ia_2" tool="write_file" risk="write" arguments={{}} expiresAt={400_000} defaultDecision="approve" />
       </ServicesProvider>,
     );
     const [deny, approve] = screen.getAllByTestId("expiry-countdown");

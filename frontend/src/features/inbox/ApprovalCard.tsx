@@ -1,20 +1,24 @@
 import "./inbox.css";
 import { useRef, useState } from "react";
 import { flushSync } from "react-dom";
-import type { Decision, GrantScope } from "../../api/types";
+import type { CallPreview, Decision, GrantScope } from "../../api/types";
 import { pretty } from "../../ui/format";
 import { ArgsEditor, parseArguments } from "./ArgsEditor";
+import { CallView } from "./CallView";
 import { Expiry } from "./Expiry";
 import { useAnswer } from "./useAnswer";
 
 export type ApprovalProps = {
   interactionId: string;
+  runId: string;
   tool: string;
   risk: string;
   arguments: unknown;
   reason?: string;
   // false on a tool card, which shows the tool and its arguments itself.
   details?: boolean;
+  // What the call would change, when its tool could tell.
+  preview?: CallPreview;
   // When the default decision is taken if nobody answers.
   expiresAt?: number;
   defaultDecision?: "deny" | "approve";
@@ -107,7 +111,7 @@ export function ApprovalCard(props: ApprovalProps) {
         {props.expiresAt && !decision ? <Expiry expiresAt={props.expiresAt} defaultDecision={props.defaultDecision} /> : null}
       </div>
       {reason && <p className="approval-reason">{reason}</p>}
-      {details && (!editing || decision) && <pre className="json">{pretty(args)}</pre>}
+      {details && (!editing || decision) && <CallView runId={props.runId} tool={tool} arguments={args} preview={props.preview} />}
       {decision ? (
         <p className="muted" data-testid="approval-sent">
           {decision === "deny" ? "Denied" : sent?.arguments ? "Approved with edited arguments" : "Approved"}: waiting for the run to go on…

@@ -64,6 +64,8 @@ export function ApprovalGroup({ size, group, items }: Props) {
         <ApprovalCard
           key={ia.id}
           interactionId={ia.id}
+          runId={ia.run_id}
+          preview={ia.preview}
           tool={ia.tool}
           risk={ia.risk}
           arguments={ia.arguments}

@@ -72,6 +72,8 @@ function InteractionCard({ ia }: { ia: Interaction }) {
   return (
     <ApprovalCard
       interactionId={ia.id}
+      runId={ia.run_id}
+      preview={ia.preview}
       tool={ia.tool}
       risk={ia.risk}
       arguments={ia.arguments}

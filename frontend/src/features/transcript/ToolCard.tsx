@@ -8,6 +8,7 @@ import { ToolScreenshot } from "../browser/Shot";
 import { ForkButton } from "../controls/Fork";
 import { ToolFiles } from "../files/ToolFiles";
 import { ApprovalCard } from "../inbox/ApprovalCard";
+import { CommandLine, commandOf } from "../inbox/CallView";
 import { decisionText } from "../inbox/decisionText";
 import { QuestionCard } from "../inbox/QuestionCard";
 import { useCardOpen } from "./cardState";
@@ -60,7 +61,8 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
           : statusText[n.status];
 
   const args = useMemo(() => pretty(n.arguments), [n.arguments]);
-  const diff = useMemo(() => toolDiff(n.tool, n.arguments, n.output), [n.tool, n.arguments, n.output]);
+  const preview = a?.preview;
+  const diff = useMemo(() => toolDiff(n.tool, n.arguments, n.output, preview), [n.tool, n.arguments, n.output, preview]);
   const output = n.output ?? "";
   const long = args.length + output.length > longChars || lineCount(args) + lineCount(output) > longLines;
   const [chosenOpen, setOpen] = useCardOpen(n.id, long);
@@ -104,7 +106,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
           </p>
         )
       ) : (
-        <Arguments args={args} diff={diff?.from === "arguments" ? diff : undefined} edited={edited} open={open} />
+        <Arguments runId={runId} n={n} args={args} diff={diff?.from === "arguments" ? diff : undefined} edited={edited} open={open} />
       )}
       {edited && (
         <div className="edited-args" data-testid="edited-args">
@@ -117,6 +119,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
       {waiting && !question && (
         <ApprovalCard
           interactionId={a.interactionId}
+          runId={runId}
           tool={n.tool}
           risk={a.risk}
           arguments={a.arguments}
@@ -137,8 +140,18 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
   );
 }
 
-function Arguments({ args, diff, edited, open }: { args: string; diff?: ToolDiff; edited: boolean; open: boolean }) {
+type ArgumentsProps = { runId: string; n: ToolNode; args: string; diff?: ToolDiff; edited: boolean; open: boolean };
+
+function Arguments({ runId, n, args, diff, edited, open }: ArgumentsProps) {
+  const command = edited ? undefined : commandOf(n.tool, n.arguments);
   if (!open) {
+    if (command) {
+      return (
+        <pre className="json args-line command-line" title={command.command}>
+          <Highlight text={`$ ${oneLine(command.command)}`} />
+        </pre>
+      );
+    }
     return (
       <pre className="json args-line" title={args}>
         <Highlight text={oneLine(args)} />
@@ -146,6 +159,7 @@ function Arguments({ args, diff, edited, open }: { args: string; diff?: ToolDiff
     );
   }
   if (diff && !edited) return <Diffs diff={diff} label="Change asked" />;
+  if (command) return <CommandLine runId={runId} {...command} />;
   return (
     <>
       {edited && <p className="args-caption muted">asked by the model:</p>}

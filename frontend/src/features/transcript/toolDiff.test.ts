@@ -62,3 +62,26 @@ describe("toolDiff", () => {
     expect(toolDiff("edit_file", { path: "a" }, "")).toBeUndefined();
   });
 });
+
+describe("toolDiff with the tool's preview", () => {
+  // What the server's fs tools send: the diff against the file as it was
+  // asked about, with context and true line numbers.
+  const preview = {
+    diff: "--- a/calc.py\n+++ b/calc.py\n@@ -9,7 +9,8 @@\n line 9\n line 10\n line 11\n-line 12\n+line twelve\n+line 12b\n line 13\n line 14\n line 15\n",
+  };
+
+  it("shows the preview, numbered from the file's true lines, over the arguments' replacement", () => {
+    const d = toolDiff("edit_file", { path: "calc.py", old_string: "line 12\n", new_string: "line twelve\nline 12b\n" }, undefined, preview);
+    expect(d?.numbered).toBe(true);
+    expect(d?.files.map((f) => f.path)).toEqual(["calc.py"]);
+    const rows = parseDiff(d!.files[0]!.diff);
+    expect(rows.find((r) => r.kind === "del")).toMatchObject({ text: "-line 12", oldLine: 12 });
+    expect(rows.filter((r) => r.kind === "add").map((r) => r.newLine)).toEqual([12, 13]);
+    expect(rows.filter((r) => r.kind === "ctx")).toHaveLength(6);
+  });
+
+  it("falls back to the arguments when the preview holds no diff (a binary file's note)", () => {
+    const d = toolDiff("edit_file", { path: "a", old_string: "x", new_string: "y" }, undefined, { note: "a: binary file" });
+    expect(d?.numbered).toBe(false);
+  });
+});

@@ -3,6 +3,7 @@
 // diff in a call's output (git_diff, or a command that printed one). Pure,
 // so a card renders them with the Files tab's diff view.
 
+import type { CallPreview } from "../../api/types";
 import { looksLikeDiff, splitFileDiffs, type FileDiff } from "../files/diff";
 
 export type ToolDiff = {
@@ -17,8 +18,11 @@ export type ToolDiff = {
 
 type EditArgs = { path?: unknown; old_string?: unknown; new_string?: unknown; replace_all?: unknown };
 
-// toolDiff is the diff a tool call shows, if any.
-export function toolDiff(tool: string, args: unknown, output: string | undefined): ToolDiff | undefined {
+// toolDiff is the diff a tool call shows, if any. A preview (what the tool
+// said the call would change when it was asked about: the diff against the
+// file then, with its context and true line numbers) comes first.
+export function toolDiff(tool: string, args: unknown, output: string | undefined, preview?: CallPreview): ToolDiff | undefined {
+  if (preview?.diff && looksLikeDiff(preview.diff)) return { from: "arguments", files: splitFileDiffs(preview.diff).files, numbered: true };
   if (tool === "edit_file") return editDiff(args as EditArgs, output);
   if (tool === "apply_patch") {
     const patch = (args as { patch?: unknown } | null)?.patch;
