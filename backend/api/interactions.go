@@ -53,7 +53,7 @@ func (s *Server) answerInteraction(ctx context.Context, id string, a Answer, def
 		return store.Interaction{}, errorf(http.StatusBadRequest, CodeInvalid, "source "+strconv.Quote(a.Source)+" is not one of web, desktop, cli, api")
 	}
 	return s.cfg.Inbox.Answer(ctx, id, inbox.Decision{Decision: string(a.Decision), Feedback: a.Feedback, Source: a.Source,
-		Scope: string(a.Scope), AnyArgument: a.AnyArgument, Arguments: a.Arguments, Text: a.Text, Choices: a.Choices, Content: a.Content})
+		Scope: string(a.Scope), AnyArgument: a.AnyArgument, Folder: a.Folder, Arguments: a.Arguments, Text: a.Text, Choices: a.Choices, Content: a.Content})
 }
 
 // answerMany answers each interaction of the batch on its own, in order: one

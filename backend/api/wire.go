@@ -297,9 +297,11 @@ type Answer struct {
 	Source      string           `json:"source,omitempty"`
 	Scope       event.GrantScope `json:"scope,omitempty"`
 	AnyArgument bool             `json:"any_argument,omitempty"`
-	Arguments   json.RawMessage  `json:"arguments,omitempty"`
-	Text        string           `json:"text,omitempty"`
-	Choices     []string         `json:"choices,omitempty"`
+	// Folder widens an "always" grant from the file to its folder.
+	Folder    bool            `json:"folder,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Choices   []string        `json:"choices,omitempty"`
 	// Content answers a form elicitation: an object that meets its schema.
 	Content json.RawMessage `json:"content,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -78,6 +79,44 @@ func TestGrantOfAKeyedToolHoldsForItsKey(t *testing.T) {
 			if d.Effect != want {
 				t.Errorf("%s: a call on %q is %s (%s), want %s", c.name, key, d.Effect, d.Reason, want)
 			}
+		}
+	}
+}
+
+// "Always" for a file's folder grants every file beneath that folder, and
+// nothing beside it; a file at the root, or a call that touches no single
+// file, has no folder to grant, and says so.
+func TestGrantOfAFolderHoldsBeneathIt(t *testing.T) {
+	t.Parallel()
+	in, st, _ := setup(t)
+	ctx := context.Background()
+	ask := func(args string) string {
+		id, err := in.Open(ctx, Request{RunID: "run_1", NodeID: "n4", Tool: "write_file", Arguments: json.RawMessage(args), Risk: "write"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	d := Decision{Decision: "approve", Scope: store.ScopeRun, Folder: true, Source: "web"}
+	if _, err := in.Answer(ctx, ask(`{"path":"top.txt","content":"x"}`), d); err == nil || !strings.Contains(err.Error(), "at the root") {
+		t.Errorf("a root file's folder: %v", err)
+	}
+	if _, err := in.Answer(ctx, ask(`{"path":"src/calc.py","content":"x"}`), Decision{Decision: "approve", Scope: store.ScopeRun, Folder: true, AnyArgument: true}); err == nil || !strings.Contains(err.Error(), "give one") {
+		t.Errorf("folder and any argument together: %v", err)
+	}
+	if _, err := in.Answer(ctx, ask(`{"path":"src/calc.py","content":"x"}`), d); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := st.ListGrants(ctx)
+	if err != nil || len(gs) != 1 || gs[0].Match != "src/**" {
+		t.Fatalf("grants %+v, %v; want one matching src/**", gs, err)
+	}
+	for p, want := range map[string]policy.Effect{"src/other.py": policy.Allow, "src/deep/x.py": policy.Allow, "srcx/a.py": policy.Ask, "top.txt": policy.Ask} {
+		args := json.RawMessage(`{"path":"` + p + `","content":"x"}`)
+		got := policy.Decide(policy.Input{Tool: "write_file", Risk: tool.RiskWrite, Mode: "ask", Args: args, Rules: []policy.Rule{gs[0].Rule()},
+			Touches: []tool.Touch{{Path: p, Access: tool.AccessWrite}}, Touched: true})
+		if got.Effect != want {
+			t.Errorf("write_file %s: %s (%s), want %s", p, got.Effect, got.Reason, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -159,6 +160,9 @@ type Decision struct {
 	// AnyArgument.
 	Scope       string
 	AnyArgument bool
+	// Folder widens the grant from the one file the call touches to every
+	// file beneath that file's folder.
+	Folder bool
 }
 
 // Scopes lists the scopes of a grant, for validation and error messages.
@@ -335,8 +339,11 @@ func (in *Inbox) Answer(ctx context.Context, id string, d Decision) (store.Inter
 	default:
 		return store.Interaction{}, fmt.Errorf("%w: scope %q is not one of %s", ErrInvalid, d.Scope, strings.Join(Scopes, ", "))
 	}
-	if d.AnyArgument && d.Scope == "" {
-		return store.Interaction{}, fmt.Errorf("%w: any_argument goes with a scope (run, agent or everywhere)", ErrInvalid)
+	if (d.AnyArgument || d.Folder) && d.Scope == "" {
+		return store.Interaction{}, fmt.Errorf("%w: any_argument and folder go with a scope (run, agent or everywhere)", ErrInvalid)
+	}
+	if d.AnyArgument && d.Folder {
+		return store.Interaction{}, fmt.Errorf("%w: any_argument and folder are two extents of a grant; give one", ErrInvalid)
 	}
 	if d.Source == "" {
 		d.Source = "api"
@@ -421,6 +428,19 @@ func (in *Inbox) saveGrant(ctx context.Context, it store.Interaction, d Decision
 			call.Touches, call.Touched = t.Touches(it.Tool, tool.Env{RunID: it.RunID, Workspace: r.Workspace}, args)
 		}
 		g.Match = policy.ExactMatch(call)
+		if d.Folder {
+			dir := ""
+			if call.Touched && len(call.Touches) == 1 {
+				dir = path.Dir(call.Touches[0].Path)
+			}
+			switch dir {
+			case "":
+				return store.Grant{}, fmt.Errorf("%w: folder: %s does not touch one file, so it has no folder; grant the call or any call of the tool", ErrInvalid, it.Tool)
+			case ".", "/":
+				return store.Grant{}, fmt.Errorf("%w: folder: the file is at the root; grant the file or any file", ErrInvalid)
+			}
+			g.Match = policy.Literal(dir) + "/**"
+		}
 		// A tool that gives its own key (a browser tool: the page's host)
 		// is granted for that key, as its rules match it; the arguments
 		// (a ref on the page) would grant it on every page. The key is the

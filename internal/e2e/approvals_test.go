@@ -3,8 +3,8 @@ package e2e
 // End-to-end test of approvals in the web UI, against the real binary, a
 // fake OpenAI-compatible model server and headless Chromium: a turn of two
 // parallel writes is decided call by call (one approved, one denied with
-// feedback, which the model server receives), then "Always for this agent"
-// is saved, survives a restart of the server, and the next run of the agent
+// feedback, which the model server receives), then "Always allow ... for
+// this agent" is chosen, confirmed and saved, survives a restart of the server, and the next run of the agent
 // does not ask.
 
 import (
@@ -68,6 +68,20 @@ func (s *served) call(t *testing.T, method, path string, body any, want int, out
 }
 
 // card is the XPath of the tool card of the write to name.
+// selectIn chooses value in the select labelled label inside the element
+// at xpath, as a person's choice does (React hears the change).
+func selectIn(xpath, label, value string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`(() => {
+		const root = document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+		const el = root && root.querySelector('select[aria-label=%q]');
+		if (!el) return false;
+		Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(el, %q);
+		el.dispatchEvent(new Event('change', {bubbles: true}));
+		return el.value === %q;
+	})()`, xpath, label, value, value)
+	return pollTrue(js)
+}
+
 func card(name string) string {
 	return fmt.Sprintf(`//article[@data-tool="write_file"][.//*[contains(text(), %q)]]`, name)
 }
@@ -152,7 +166,9 @@ func TestE2EApprovals(t *testing.T) {
 	err = chromedp.Do(ctx,
 		startRun(ws, "Write c.txt"),
 		waitStatus("waiting"),
-		clickStillXPath(card("c.txt")+`//button[normalize-space()="Always for this agent"]`),
+		selectIn(card("c.txt"), "Always: where", "agent"),
+		clickStillXPath(card("c.txt")+`//button[normalize-space()="Always allow write_file on c.txt for this agent"]`),
+		clickStillXPath(card("c.txt")+`//button[@data-testid="always-confirm"]`),
 		waitStatus("completed"),
 	)
 	if err != nil {

@@ -831,6 +831,7 @@ export interface components {
             /** @enum {string} */
             scope?: "run" | "agent" | "everywhere";
             any_argument?: boolean;
+            folder?: boolean;
             arguments?: unknown;
             text?: string;
             choices?: string[];
@@ -855,6 +856,7 @@ export interface components {
             /** @enum {string} */
             scope?: "run" | "agent" | "everywhere";
             any_argument?: boolean;
+            folder?: boolean;
             arguments?: unknown;
             text?: string;
             choices?: string[];

@@ -7,7 +7,7 @@ import { saveLayout } from "../transcript/layoutPref";
 import { focusSearchEvent } from "../transcript/Transcript";
 import { canForkFrom, useFork } from "./Fork";
 import { can, interrupted, title, type LiveRun } from "./liveRun";
-import { shortcutFor, shortcuts } from "./shortcuts";
+import { moveApprovalFocus, pendingCardSelector, shortcutFor, shortcuts } from "./shortcuts";
 import type { SendCommand } from "./useCommand";
 
 type Props = { runId: string; live: LiveRun; send: SendCommand; busy: boolean };
@@ -88,6 +88,18 @@ export function RunControls({ runId, live, send, busy }: Props) {
         case "both":
           cur.showPane(action);
           saveLayout(action);
+          return;
+        case "nextApproval":
+        case "prevApproval":
+          if (!moveApprovalFocus(document, action === "nextApproval" ? 1 : -1)) setNote("Nothing waits for your approval.");
+          return;
+        case "approve":
+        case "deny":
+        case "edit":
+          // The focused approval card takes these itself (ApprovalCard).
+          if (!(document.activeElement as HTMLElement | null)?.closest(pendingCardSelector)) {
+            setNote("Focus an approval first: press j.");
+          }
           return;
         case "help":
           setHelp((h) => !h);

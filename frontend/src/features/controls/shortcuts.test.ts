@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shortcutFor, type KeyLike } from "./shortcuts";
+import { moveApprovalFocus, shortcutFor, type KeyLike } from "./shortcuts";
 
 function key(k: string, target: EventTarget | null = document.body, mods: Partial<KeyLike> = {}): KeyLike {
   return { key: k, ctrlKey: false, metaKey: false, altKey: false, repeat: false, target, ...mods };
@@ -36,5 +36,43 @@ describe("shortcutFor", () => {
     expect(shortcutFor(key("p", document.body, { altKey: true }))).toBeUndefined();
     expect(shortcutFor(key("p", document.body, { repeat: true }))).toBeUndefined();
     expect(shortcutFor(key("p", el(`<div role="dialog"><button>ok</button></div>`).querySelector("button")))).toBeUndefined();
+  });
+});
+
+describe("moveApprovalFocus", () => {
+  function cards(ids: string[], decided: string[] = []): HTMLElement {
+    const box = document.createElement("div");
+    box.innerHTML = ids
+      .map((id) => `<div data-testid="approval-card" data-interaction-id="${id}" ${decided.includes(id) ? "" : "data-pending"} tabindex="-1"></div>`)
+      .join("");
+    document.body.append(box);
+    return box;
+  }
+
+  it("moves between the pending cards, each interaction once, wrapping around", () => {
+    // ia_2 shows twice (inbox and transcript); ia_3 is decided.
+    const box = cards(["ia_1", "ia_2", "ia_3", "ia_2", "ia_4"], ["ia_3"]);
+    const focused = () => (document.activeElement as HTMLElement).dataset.interactionId;
+    expect(moveApprovalFocus(document, 1)).toBe(true);
+    expect(focused()).toBe("ia_1");
+    moveApprovalFocus(document, 1);
+    expect(focused()).toBe("ia_2");
+    moveApprovalFocus(document, 1);
+    expect(focused()).toBe("ia_4");
+    moveApprovalFocus(document, 1);
+    expect(focused()).toBe("ia_1");
+    moveApprovalFocus(document, -1);
+    expect(focused()).toBe("ia_4");
+    box.remove();
+  });
+
+  it("says when nothing waits", () => {
+    const box = cards(["ia_1"], ["ia_1"]);
+    expect(moveApprovalFocus(document, 1)).toBe(false);
+    box.remove();
+  });
+
+  it("maps the approval keys", () => {
+    expect(["a", "d", "e", "j", "k"].map((k) => shortcutFor(key(k)))).toEqual(["approve", "deny", "edit", "nextApproval", "prevApproval"]);
   });
 });

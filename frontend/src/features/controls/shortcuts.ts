@@ -13,6 +13,11 @@ export type ShortcutAction =
   | "transcript"
   | "graph"
   | "both"
+  | "approve"
+  | "deny"
+  | "edit"
+  | "nextApproval"
+  | "prevApproval"
   | "help";
 
 // shortcuts lists the keys in the order the help shows them.
@@ -25,6 +30,11 @@ export const shortcuts: readonly { key: string; action: ShortcutAction; text: st
   { key: "t", action: "transcript", text: "Show the transcript" },
   { key: "g", action: "graph", text: "Show the graph" },
   { key: "b", action: "both", text: "Show both, side by side" },
+  { key: "j", action: "nextApproval", text: "Focus the next pending approval" },
+  { key: "k", action: "prevApproval", text: "Focus the previous pending approval" },
+  { key: "a", action: "approve", text: "Approve the focused approval" },
+  { key: "d", action: "deny", text: "Deny the focused approval (asks for a reason)" },
+  { key: "e", action: "edit", text: "Edit the focused approval's arguments, then approve" },
   { key: "?", action: "help", text: "Show or hide this help" },
 ];
 
@@ -40,4 +50,32 @@ export function shortcutFor(e: KeyLike): ShortcutAction | undefined {
   // A key pressed inside a dialog is the dialog's.
   if (e.target instanceof Element && e.target.closest("[role=dialog]")) return undefined;
   return byKey.get(e.key);
+}
+
+// approvalKeys are the actions a focused approval card takes itself.
+export const approvalKeys: ReadonlySet<ShortcutAction> = new Set(["approve", "deny", "edit"]);
+
+// pendingCardSelector finds the approval cards still waiting for a person.
+export const pendingCardSelector = "[data-testid=approval-card][data-pending]";
+
+// moveApprovalFocus focuses the next (or previous) pending approval card
+// after the focused one, each interaction once (the inbox and the
+// transcript both show it), wrapping around; the first when none has the
+// focus. It returns false when nothing waits.
+export function moveApprovalFocus(doc: Document, by: 1 | -1): boolean {
+  const seen = new Set<string>();
+  const cards: HTMLElement[] = [];
+  for (const el of doc.querySelectorAll<HTMLElement>(pendingCardSelector)) {
+    const id = el.dataset.interactionId ?? "";
+    if (seen.has(id)) continue;
+    seen.add(id);
+    cards.push(el);
+  }
+  if (cards.length === 0) return false;
+  const current = (doc.activeElement as HTMLElement | null)?.closest<HTMLElement>(pendingCardSelector);
+  const at = current ? cards.findIndex((c) => c.dataset.interactionId === current.dataset.interactionId) : -1;
+  const next = at < 0 ? (by === 1 ? 0 : cards.length - 1) : (at + by + cards.length) % cards.length;
+  cards[next]!.focus();
+  cards[next]!.scrollIntoView?.({ block: "nearest" });
+  return true;
 }

@@ -67,11 +67,42 @@ describe("ApprovalCard always", () => {
   it("approves with a scope that saves a grant", async () => {
     const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) => json(200, { id: "ia_1", status: "answered" }));
     renderCard(fetchMock as unknown as typeof fetch);
-    fireEvent.click(screen.getByRole("button", { name: "Always in this run" }));
+    fireEvent.click(screen.getByRole("button", { name: "Always allow write_file on hello.txt in this run" }));
     await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("/api/v1/interactions/ia_1/answer");
     expect(JSON.parse(String(init?.body))).toEqual({ decision: "approve", scope: "run", source: "web" });
+  });
+
+  it("says its reach on the button, and asks once for a grant beyond the run", async () => {
+    const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) => json(200, { id: "ia_1", status: "answered" }));
+    renderCard(fetchMock as unknown as typeof fetch);
+    fireEvent.change(screen.getByRole("combobox", { name: "Always: for what" }), { target: { value: "any" } });
+    fireEvent.change(screen.getByRole("combobox", { name: "Always: where" }), { target: { value: "agent" } });
+    fireEvent.click(screen.getByRole("button", { name: "Always allow write_file on any file for this agent" }));
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(screen.getByRole("group", { name: "Confirm the grant" }).textContent).toContain("every run of this agent");
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    expect(JSON.parse(String(fetchMock.mock.calls[0]![1]?.body))).toEqual({ decision: "approve", scope: "agent", any_argument: true, source: "web" });
+  });
+});
+
+describe("ApprovalCard keys", () => {
+  it("approves the focused card with a, asks for the reason with d, edits with e", async () => {
+    const fetchMock = vi.fn(async (..._args: Parameters<typeof fetch>) => json(200, { id: "ia_1", status: "answered" }));
+    renderCard(fetchMock as unknown as typeof fetch);
+    const card = screen.getByTestId("approval-card");
+    fireEvent.keyDown(card, { key: "e" });
+    expect(screen.getByRole("textbox", { name: "Edited arguments (JSON)" })).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Cancel edit" }));
+    fireEvent.keyDown(card, { key: "d" });
+    expect(document.activeElement).toBe(screen.getByRole("textbox", { name: "Reason" }));
+    fireEvent.keyDown(screen.getByRole("textbox", { name: "Reason" }), { key: "a" }); // typed, not a key
+    expect(fetchMock).not.toHaveBeenCalled();
+    fireEvent.keyDown(card, { key: "a" });
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    expect(JSON.parse(String(fetchMock.mock.calls[0]![1]?.body))).toEqual({ decision: "approve", source: "web" });
   });
 });
 

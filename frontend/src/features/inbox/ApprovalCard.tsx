@@ -1,9 +1,11 @@
 import "./inbox.css";
 import { useRef, useState } from "react";
 import { flushSync } from "react-dom";
-import type { CallPreview, Decision, GrantScope } from "../../api/types";
+import type { CallPreview, Decision } from "../../api/types";
 import { pretty } from "../../ui/format";
 import { ArgsEditor, parseArguments } from "./ArgsEditor";
+import { approvalKeys, shortcutFor } from "../controls/shortcuts";
+import { Always, type AlwaysChoice } from "./Always";
 import { CallView } from "./CallView";
 import { Expiry } from "./Expiry";
 import { useAnswer } from "./useAnswer";
@@ -59,8 +61,12 @@ export function ApprovalCard(props: ApprovalProps) {
   // Once decided, an earlier attempt's error is stale.
   const shownError = decision ? undefined : error;
 
-  function approve(scope?: GrantScope) {
-    void send({ decision: "approve", ...(scope ? { scope } : {}) });
+  function approve() {
+    void send({ decision: "approve" });
+  }
+
+  function approveAlways({ scope, extent }: AlwaysChoice) {
+    void send({ decision: "approve", scope, ...(extent === "any" ? { any_argument: true } : extent === "folder" ? { folder: true } : {}) });
   }
 
   function deny() {
@@ -102,8 +108,30 @@ export function ApprovalCard(props: ApprovalProps) {
     reasonRef.current?.focus();
   }
 
+  // Keys on the focused card (j and k move between cards): a approves, d
+  // asks for the reason of a denial, e edits.
+  function onKey(e: React.KeyboardEvent) {
+    const action = decision || busy ? undefined : shortcutFor(e.nativeEvent);
+    if (!action || !approvalKeys.has(action)) return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (action === "approve") approve();
+    else if (action === "deny") openDeny();
+    else if (!editing) toggleEdit();
+  }
+
   return (
-    <div className="approval" role="group" aria-label={`Approval of ${tool}`} data-testid="approval-card" data-interaction-id={interactionId}>
+    <div
+      className="approval"
+      role="group"
+      aria-label={`Approval of ${tool}`}
+      aria-keyshortcuts="a d e"
+      data-testid="approval-card"
+      data-interaction-id={interactionId}
+      data-pending={decision ? undefined : ""}
+      tabIndex={-1}
+      onKeyDown={onKey}
+    >
       <div className="approval-head">
         <strong>Approval needed</strong>
         {details && <span className="tool-name">{tool}</span>}
@@ -147,24 +175,7 @@ export function ApprovalCard(props: ApprovalProps) {
           >
             Edit
           </button>
-          <button
-            type="button"
-            className="always"
-            disabled={busy}
-            title="Approve, and run this tool on the same file, command or site (a browser tool: the same page's host) without asking again in this run"
-            onClick={() => approve("run")}
-          >
-            Always in this run
-          </button>
-          <button
-            type="button"
-            className="always"
-            disabled={busy}
-            title="Approve, and run this tool on the same file, command or site without asking in every run of this agent"
-            onClick={() => approve("agent")}
-          >
-            Always for this agent
-          </button>
+          <Always tool={tool} arguments={args} busy={busy} onAlways={approveAlways} />
         </div>
       )}
       {denying && !decision && !editing && (
