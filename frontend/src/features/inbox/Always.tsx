@@ -69,7 +69,7 @@ function extents(s: Subject): { extent: Extent; text: string }[] {
 
 function clip(s: string): string {
   const line = s.split("\n")[0]!;
-  return line.length > 48 || s.includes("\n") ? line.slice(0, 47) + "…" : line;
+  return line.length > 32 || s.includes("\n") ? line.slice(0, 31) + "…" : line;
 }
 
 // alwaysText is the button's sentence: what will be allowed without asking.

@@ -7,13 +7,15 @@ import { errorMessage } from "../../ui/format";
 import { ApprovalCard, type GroupOutcome } from "./ApprovalCard";
 import { answerError } from "./useAnswer";
 
-type Props = { size: number; group: string; items: Interaction[] };
+// compact shows the box's head alone: its cards are in the run's
+// transcript, shown beside it (the inbox's line for the run on view).
+type Props = { size: number; group: string; items: Interaction[]; compact?: boolean };
 
 // ApprovalGroup is the box of the parallel calls one model turn asked for:
 // approve or deny them all in one request (each is still answered on its
 // own, so one refused call does not hold back the others), or decide each
 // call on its card.
-export function ApprovalGroup({ size, group, items }: Props) {
+export function ApprovalGroup({ size, group, items, compact = false }: Props) {
   const { api, refreshLists } = useServices();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
@@ -42,7 +44,7 @@ export function ApprovalGroup({ size, group, items }: Props) {
 
   const waiting = items.length < size ? `, ${items.length} waiting` : "";
   return (
-    <div className="approval-group" role="group" aria-label={`${size} parallel calls`} data-testid="approval-group" data-group={group}>
+    <div className={`approval-group${compact ? " compact" : ""}`} role="group" aria-label={`${size} parallel calls`} data-testid="approval-group" data-group={group}>
       <div className="approval-group-head">
         <strong>
           {size} parallel calls from this turn{waiting}
@@ -60,7 +62,15 @@ export function ApprovalGroup({ size, group, items }: Props) {
           {error}
         </p>
       )}
-      {items.map((ia) => (
+      {compact &&
+        items.map((ia) =>
+          outcomes[ia.id]?.error ? (
+            <p key={ia.id} className="form-error" role="alert">
+              {ia.tool}: {outcomes[ia.id]!.error}
+            </p>
+          ) : null,
+        )}
+      {!compact && items.map((ia) => (
         <ApprovalCard
           key={ia.id}
           interactionId={ia.id}

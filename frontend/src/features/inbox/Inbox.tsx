@@ -5,31 +5,57 @@ import { useApp } from "../../store/context";
 import { ApprovalCard } from "./ApprovalCard";
 import { ApprovalGroup } from "./ApprovalGroup";
 import { ElicitationCard } from "./ElicitationCard";
-import { groupInbox } from "./groups";
+import { moveApprovalFocus } from "../controls/shortcuts";
+import { groupInbox, type InboxEntry } from "./groups";
 import { notificationPermission, requestNotificationPermission } from "./notifications";
 import { QuestionCard } from "./QuestionCard";
 
 // Inbox lists the approvals, questions and MCP servers' requests waiting
-// across all runs. Nothing
+// across all runs. With a run on view it is one line: what waits in that
+// run is answered on its transcript's cards (the line says how many, goes
+// to the first, and decides a turn's parallel calls together), and what
+// waits in other runs unfolds on demand, so the run keeps the room. Nothing
 // in it takes the focus by itself: it changes while a person types elsewhere.
 export function Inbox() {
   const inbox = useApp((s) => s.inbox);
+  const onRun = useApp((s) => (s.page === "run" ? s.selectedRunId : undefined));
   const entries = useMemo(() => groupInbox(inbox), [inbox]);
+  const here = entries.filter((e) => onRun && entryRun(e) === onRun);
+  const others = entries.filter((e) => !onRun || entryRun(e) !== onRun);
+  const hereCount = here.reduce((n, e) => n + (e.kind === "group" ? e.items.length : 1), 0);
+  const othersCount = inbox.length - hereCount;
+  // Unfolded by the person's choice; by default only without a run on view.
+  const [chosen, setChosen] = useState<boolean>();
+  const open = chosen ?? !onRun;
 
   return (
-    <section aria-label="Inbox" className={`inbox${inbox.length > 0 ? " has-items" : " is-empty"}`}>
+    <section aria-label="Inbox" className={`inbox${inbox.length > 0 ? " has-items" : " is-empty"}${open && othersCount > 0 ? " is-open" : ""}`}>
       <div className="inbox-head">
         <h2>
           Inbox <span className="count">{inbox.length}</span>
         </h2>
         {/* Empty, the inbox is this one line. */}
         {inbox.length === 0 && <p className="empty">Nothing waits for you: no approval, question or server request.</p>}
+        {hereCount > 0 && (
+          <span className="inbox-here" data-testid="inbox-here">
+            {hereCount} waiting in this run, on its cards
+            <button type="button" className="link" title="Focus the first one (j; then a, d, e)" onClick={() => moveApprovalFocus(document, 1)}>
+              Go to {hereCount === 1 ? "it" : "the first"}
+            </button>
+          </span>
+        )}
+        {othersCount > 0 && (
+          <button type="button" className="link inbox-toggle" aria-expanded={open} data-testid="inbox-toggle" onClick={() => setChosen(!open)}>
+            {open ? "Hide" : "Show"} {othersCount} {onRun ? `in other run${othersCount === 1 ? "" : "s"}` : "waiting"}
+          </button>
+        )}
+        {here.map((e) => (e.kind === "group" ? <ApprovalGroup key={e.key} size={e.size} group={e.group} items={e.items} compact /> : null))}
         <span className="spacer" />
         <EnableNotifications />
       </div>
-      {inbox.length > 0 && (
+      {open && others.length > 0 && (
         <ul>
-          {entries.map((e) => (
+          {others.map((e) => (
             <li key={e.key} className="inbox-item">
               {e.kind === "group" ? (
                 <>
@@ -48,6 +74,10 @@ export function Inbox() {
       )}
     </section>
   );
+}
+
+function entryRun(e: InboxEntry): string {
+  return e.kind === "group" ? e.runId : e.interaction.run_id;
 }
 
 function InteractionCard({ ia }: { ia: Interaction }) {

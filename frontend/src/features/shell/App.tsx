@@ -1,3 +1,4 @@
+import { useEffect, useState } from "react";
 import { useApp } from "../../store/context";
 import type { Page } from "../../store/store";
 import { AgentsPage } from "../agents/AgentsPage";
@@ -16,17 +17,22 @@ import "./shell.css";
 export function App() {
   const unauthorized = useApp((s) => s.unauthorized);
   const page = useApp((s) => s.page);
+  const selected = useApp((s) => s.selectedRunId);
+  // In a narrow window the runs column is a drawer over the run, so that
+  // the run keeps the width; choosing a run (or a page) closes it.
+  const [drawer, setDrawer] = useState(false);
+  useEffect(() => setDrawer(false), [selected, page]);
   if (unauthorized) return <SignedOut />;
   return (
     <div className="app">
-      <TopBar />
-      <div className="layout">
-        <aside className="sidebar">
+      <TopBar drawer={drawer} onDrawer={() => setDrawer(!drawer)} />
+      <div className={`layout${drawer ? " drawer-open" : ""}`}>
+        <aside className="sidebar" id="runs-column">
           <NewRunForm />
           <RunList />
           <SidebarFoot />
         </aside>
-        <main className="main">
+        <main className={`main main-${page === "run" ? "run" : "page"}`}>
           <Inbox />
           {page === "agents" ? <AgentsPage /> : isSettingsSection(page) ? <SettingsPage section={page} /> : <RunView />}
         </main>

@@ -1,4 +1,4 @@
-import { cleanup, render, screen, within } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApi } from "../../api/client";
 import type { Event, Run } from "../../api/types";
@@ -56,6 +56,10 @@ describe("RunView", () => {
     setup();
     const plan = screen.getByTestId("plan-panel");
     expect(within(plan).getByText("1 of 3 done")).toBeTruthy();
+    // Folded, it is one line that says the step in progress.
+    expect(within(plan).queryAllByTestId("plan-step")).toHaveLength(0);
+    expect(plan.textContent).toContain("now: Write notes");
+    fireEvent.click(within(plan).getByTestId("plan-toggle"));
     const steps = within(plan).getAllByTestId("plan-step");
     expect(steps.map((s) => [s.textContent, s.dataset["status"]])).toEqual([
       ["✓Look around", "done"],
