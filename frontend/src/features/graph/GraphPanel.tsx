@@ -209,7 +209,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // its model node.
   const activeRaw = activeNode(graph.nodes);
   const active = activeRaw === undefined ? folded.nodes.at(-1)?.id : (folded.hidden.get(activeRaw) ?? activeRaw);
-  const { onMoveStart, onMove, fitAgain } = useGraphView({
+  const { onMoveStart, onMove, onMoveEnd, fitAgain } = useGraphView({
     wrapper,
     corners,
     active: active === undefined ? undefined : position.get(active),
@@ -253,6 +253,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
               // Programmatic moves (fit, follow) come without an event.
               onMoveStart={onMoveStart}
               onMove={onMove}
+              onMoveEnd={onMoveEnd}
               nodesDraggable={false}
               nodesConnectable={false}
               // The wheel scrolls the graph, as it does a page: a graph too

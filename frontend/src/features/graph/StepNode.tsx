@@ -53,7 +53,8 @@ export const StepNode = memo(function StepNode({ data, selected }: NodeProps<Ste
         <span className="step-label">{label}</span>
         <span className="step-status">
           {data.status === "running" ? <span className="step-dot" aria-hidden="true" /> : <span className="step-icon" aria-hidden="true">{statusIcons[data.status]}</span>}
-          {status}
+          {/* Success, the common case, is its tick alone: the label has the room. */}
+          {status === "succeeded" ? <span className="visually-hidden">{status}</span> : status}
         </span>
       </div>
       <div className={`step-what${data.kind === "tool" ? " step-what-arg" : ""}`} data-testid="graph-node-what">

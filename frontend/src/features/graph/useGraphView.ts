@@ -163,8 +163,10 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
   // of the zoom not made here is: the zoom buttons and the minimap's wheel
   // move the view without an event.
   const moveStart = useRef<Viewport | undefined>(undefined);
+  const zoomedNow = useRef(false);
   const onMoveStart = useCallback((_: unknown, vp: Viewport) => {
     moveStart.current = own.current ? undefined : vp;
+    zoomedNow.current = false;
   }, []);
   const onMove = useCallback(
     (event: unknown, vp: Viewport) => {
@@ -172,12 +174,23 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
       if (own.current || !from) return;
       if (vp.zoom !== from.zoom) {
         zoomed.current = vp.zoom;
+        zoomedNow.current = true;
         return;
       }
       if (event && !latest.current.userMoved && Math.abs(vp.x - from.x) + Math.abs(vp.y - from.y) > userMoveSlack) setUserMoved(true);
     },
     [setUserMoved],
   );
+
+  // A zoom of the person's while following ends with the running node in
+  // view: the zoom buttons zoom about the canvas's centre, not about it.
+  const onMoveEnd = useCallback(() => {
+    if (!zoomedNow.current) return;
+    zoomedNow.current = false;
+    move("follow", () => {
+      if (!latest.current.userMoved) centre(latest.current.active);
+    });
+  }, [move, centre]);
 
   // The Fit button: the person's pan and zoom are undone, and the view follows again.
   const fitAgain = useCallback(() => {
@@ -186,5 +199,5 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
     setUserMoved(false);
     fit("force");
   }, [fit, setUserMoved]);
-  return { onMoveStart, onMove, fitAgain };
+  return { onMoveStart, onMove, onMoveEnd, fitAgain };
 }
