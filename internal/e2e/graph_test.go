@@ -142,6 +142,7 @@ func TestE2EForkFromGraphNode(t *testing.T) {
 	err = chromedp.Do(part(),
 		runJS(fmt.Sprintf(`(() => { location.hash = "run=%s"; return true })()`, r.ID)),
 		pollTrue(fmt.Sprintf(`document.querySelector(%q)?.getAttribute("aria-label") === "5 forks of this node"`, firstBadge)),
+		scrollGraphTo(firstBadge),
 		clickStill(firstBadge),
 		chromedp.WaitVisible(chromedp.CSS(list)),
 		pollTrue(fmt.Sprintf(`[...document.querySelectorAll(%q)].every((b) => {

@@ -62,17 +62,22 @@ function setup(ui: "graph" | { node: string }, run: Run = baseRun, events = turn
 const drawn = () => screen.getAllByTestId("graph-node").map((n) => n.dataset["nodeId"]);
 
 describe("GraphPanel", () => {
-  it("folds a turn's tool calls into its model node, unfolds on a click, and opens a turn that waits by itself", async () => {
+  it("shows a small run's turns open, folds one on a click, and keeps a turn that waits open", async () => {
     setup("graph");
-    await waitFor(() => expect(drawn()).toEqual(["root", "u", "m1", "m2", "w"]));
+    await waitFor(() => expect(drawn()).toEqual(["root", "u", "m1", "a", "b", "m2", "w"]));
     const fold = screen.getAllByTestId("graph-fold").find((b) => b.dataset["nodeId"] === "m1")!;
     expect(fold.textContent).toContain("2 tools");
-    expect(fold.getAttribute("aria-expanded")).toBe("false");
+    expect(fold.getAttribute("aria-expanded")).toBe("true");
     fireEvent.click(fold);
+    await waitFor(() => expect(drawn()).toEqual(["root", "u", "m1", "m2", "w"]));
+    fireEvent.click(screen.getAllByTestId("graph-fold").find((b) => b.dataset["nodeId"] === "m1")!);
     await waitFor(() => expect(drawn()).toEqual(["root", "u", "m1", "a", "b", "m2", "w"]));
-    // The second turn holds the waiting write: it is open without a click.
+    // The second turn holds the waiting write: it is open, and says what it writes.
     const open = screen.getAllByTestId("graph-fold").find((b) => b.dataset["nodeId"] === "m2")!;
     expect(open.getAttribute("aria-expanded")).toBe("true");
+    const w = screen.getAllByTestId("graph-node").find((n) => n.dataset["nodeId"] === "w")!;
+    expect(within(w).getByTestId("graph-node-what").textContent).toBe("a.txt");
+    expect(w.textContent).toContain("waiting");
   });
 
   it("shows a selected node's details with its legal actions", async () => {

@@ -1,6 +1,7 @@
 import "@xyflow/react/dist/style.css";
 import "./graph.css";
 import {
+  ControlButton,
   Controls,
   MiniMap,
   Panel,
@@ -53,6 +54,9 @@ const handles: NodeHandle[] = [
 // once, and mounting them all took 150-300 ms a jump back on a long run.
 const renderAllUpTo = 200;
 
+// The minimap stands in a column of its own beside the canvas, never over
+// its nodes (a pan can bring any node under any corner of the canvas); a
+// canvas too narrow to spare the column goes without it (graph.css).
 const minimapSize = { width: 150, height: 100 };
 
 // The minimap paints each node in its status colour, as the badges are; a
@@ -205,7 +209,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // its model node.
   const activeRaw = activeNode(graph.nodes);
   const active = activeRaw === undefined ? folded.nodes.at(-1)?.id : (folded.hidden.get(activeRaw) ?? activeRaw);
-  const { onMoveStart, onMove } = useGraphView({
+  const { onMoveStart, onMove, onMoveEnd, fitAgain } = useGraphView({
     wrapper,
     corners,
     active: active === undefined ? undefined : position.get(active),
@@ -237,33 +241,49 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   return (
     <OpenRun.Provider value={openRun}>
       <FoldToggle.Provider value={toggleFold}>
-        <div className="graph-canvas" ref={wrapper}>
-          <ReactFlow
-            nodes={nodes}
-            edges={edges}
-            nodeTypes={nodeTypes}
-            onNodeClick={onNodeClick}
-            onNodesChange={onNodesChange}
-            onPaneClick={() => onSelect(undefined)}
-            // Programmatic moves (fit, follow) come without an event.
-            onMoveStart={onMoveStart}
-            onMove={onMove}
-            nodesDraggable={false}
-            nodesConnectable={false}
-            onlyRenderVisibleElements={replay || nodes.length > renderAllUpTo}
-            colorMode="system"
-            minZoom={minZoom}
-            maxZoom={maxZoom}
-            proOptions={{ hideAttribution: true }}
-          >
-            <Controls showInteractive={false} onFitView={() => setUserMoved(false)} />
-            <MiniMap pannable zoomable nodeColor={minimapColour} ariaLabel="Graph overview" style={minimapSize} />
-            {graph.nodes.length === 0 && (
-              <Panel position="top-center" className="graph-empty">
-                No nodes yet: they appear here as the run starts model and tool calls.
-              </Panel>
-            )}
-          </ReactFlow>
+        <div className="graph-stage">
+          <div className="graph-canvas" ref={wrapper}>
+            <ReactFlow
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={nodeTypes}
+              onNodeClick={onNodeClick}
+              onNodesChange={onNodesChange}
+              onPaneClick={() => onSelect(undefined)}
+              // Programmatic moves (fit, follow) come without an event.
+              onMoveStart={onMoveStart}
+              onMove={onMove}
+              onMoveEnd={onMoveEnd}
+              nodesDraggable={false}
+              nodesConnectable={false}
+              // The wheel scrolls the graph, as it does a page: a graph too
+              // large to read whole is shown in part (useGraphView). A pinch,
+              // or the wheel with Ctrl, zooms.
+              panOnScroll
+              onlyRenderVisibleElements={replay || nodes.length > renderAllUpTo}
+              colorMode="system"
+              minZoom={minZoom}
+              maxZoom={maxZoom}
+              proOptions={{ hideAttribution: true }}
+            >
+              {/* The flow's own fit zooms out until all fits, to specks: ours stops where text is readable. */}
+              <Controls showInteractive={false} showFitView={false}>
+                <ControlButton className="react-flow__controls-fitview" onClick={fitAgain} title="Fit view" aria-label="Fit view">
+                  <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 30" aria-hidden="true">
+                    <path d="M3.692 4.63c0-.53.4-.938.939-.938h5.215V0H4.708C2.13 0 0 2.054 0 4.63v5.216h3.692V4.631zM27.354 0h-5.2v3.692h5.17c.53 0 .984.4.984.939v5.215H32V4.631A4.624 4.624 0 0027.354 0zm.954 24.83c0 .532-.4.94-.939.94h-5.215v3.768h5.215c2.577 0 4.631-2.13 4.631-4.707v-5.139h-3.692v5.139zm-23.677.94c-.531 0-.939-.4-.939-.94v-5.138H0v5.139c0 2.577 2.13 4.707 4.708 4.707h5.138V25.77H4.631z" />
+                  </svg>
+                </ControlButton>
+              </Controls>
+              {graph.nodes.length === 0 && (
+                <Panel position="top-center" className="graph-empty">
+                  No nodes yet: they appear here as the run starts model and tool calls.
+                </Panel>
+              )}
+            </ReactFlow>
+          </div>
+          <div className="graph-overview">
+            <MiniMap pannable zoomable nodeColor={minimapColour} ariaLabel="Graph overview" style={minimapSize} position="top-right" />
+          </div>
         </div>
       </FoldToggle.Provider>
     </OpenRun.Provider>

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { GraphEdge } from "../../api/types";
-import { foldGraph, foldSummary, isOpen, turnsOf } from "./fold";
-import type { StepData } from "./layout";
+import { foldGraph as foldAny, foldSummary, isOpen, openUpTo, turnsOf, type FoldChoices } from "./fold";
+import type { StepData, StepEdge } from "./layout";
 
 const step = (id: string, kind: StepData["kind"], after: string[] = [], status = "succeeded"): StepData => ({
   id, kind, status, label: id, after,
@@ -20,12 +19,15 @@ function run(statuses: Record<string, string> = {}) {
     step("m2", "llm", ["a", "b", "c"]),
     step("d", "tool", ["m2"], s("d")),
   ];
-  const edges: GraphEdge[] = nodes.flatMap((n) => n.after.map((a) => ({ from: a, to: n.id, kind: "after" as const })));
+  const edges: StepEdge[] = nodes.flatMap((n) => n.after.map((a) => ({ from: a, to: n.id, kind: "after" as const })));
   return { nodes, edges };
 }
 
+// foldGraph as a long run's graph folds: its turns fold by default.
+const foldGraph = (nodes: StepData[], edges: StepEdge[], choices?: FoldChoices, reveal?: string) => foldAny(nodes, edges, choices, reveal, 0);
+
 const ids = (ns: StepData[]) => ns.map((n) => n.id);
-const pairs = (es: GraphEdge[]) => es.map((e) => `${e.from}->${e.to}`);
+const pairs = (es: StepEdge[]) => es.map((e) => `${e.from}->${e.to}`);
 
 describe("turnsOf", () => {
   it("groups each tool call under the model call it ran after", () => {
@@ -37,6 +39,17 @@ describe("turnsOf", () => {
 });
 
 describe("foldGraph", () => {
+  it("keeps a small run's turns open, and folds those of a run past openUpTo nodes", () => {
+    const { nodes, edges } = run();
+    expect(ids(foldAny(nodes, edges).nodes)).toEqual(ids(nodes));
+    expect(foldAny(nodes, edges).nodes[1]!.fold).toEqual({ count: 3, open: true, statuses: [["succeeded", 3]] });
+    // The same run with more user messages than openUpTo, after its turns.
+    const more = [...nodes, ...Array.from({ length: openUpTo }, (_, i) => step(`x${i}`, "user"))];
+    expect(ids(foldAny(more, edges).nodes).slice(0, 3)).toEqual(["u", "m1", "m2"]);
+    // A person's choice still wins.
+    expect(ids(foldAny(nodes, edges, { m1: false }).nodes)).toEqual(["u", "m1", "m2", "d"]);
+  });
+
   it("folds every turn by default, with a badge count, and joins the edges on the model node", () => {
     const { nodes, edges } = run();
     const f = foldGraph(nodes, edges);
@@ -87,6 +100,6 @@ describe("foldGraph", () => {
   });
 });
 
-function args(g: { nodes: StepData[]; edges: GraphEdge[] }): [StepData[], GraphEdge[]] {
+function args(g: { nodes: StepData[]; edges: StepEdge[] }): [StepData[], StepEdge[]] {
   return [g.nodes, g.edges];
 }

@@ -1,13 +1,15 @@
 // Folding of the execution graph, as pure functions: the tool calls of one
 // model turn fold into their model node, which then carries a badge ("3
-// tools"); a click unfolds them. A turn with a call that needs a person
+// tools"); a click unfolds them. A small run's turns are open: its calls,
+// side by side under their model call, are what a person reads the graph
+// for, and fit on a screen or two; past openUpTo nodes every turn folds, so
+// that a long run reads as its model calls. A turn with a call that needs a person
 // (waiting), went wrong (failed) or has an unknown outcome (interrupted)
 // unfolds by itself, and so does the turn of a node selected from
 // elsewhere (the Files tab), so that it can be seen. A person's own choice
 // for a turn wins over the automatic one, except for a node to reveal.
 
-import type { GraphEdge } from "../../api/types";
-import type { StepData } from "./layout";
+import type { StepData, StepEdge } from "./layout";
 
 // FoldChoices are the turns a person folded (false) or unfolded (true), by
 // model node id.
@@ -23,6 +25,11 @@ export type Fold = {
 
 // Statuses that unfold a turn by themselves.
 const unfoldOn: ReadonlySet<string> = new Set(["waiting", "failed", "interrupted"]);
+
+// openUpTo is the most nodes a graph has with its turns open by default: a
+// run of 40 tool calls in 15 turns has about 60; the 2,000-node run of the
+// performance tests folds to its 500 model calls.
+export const openUpTo = 150;
 
 // turnsOf maps each model node to the tool calls of its turn, in start
 // order: a tool node belongs to the first model node among its after nodes.
@@ -44,12 +51,13 @@ export function turnsOf(nodes: readonly StepData[]): Map<string, string[]> {
   return turns;
 }
 
-// isOpen says whether a turn shows its calls.
-export function isOpen(modelId: string, tools: readonly StepData[], choices: FoldChoices, reveal?: string): boolean {
+// isOpen says whether a turn shows its calls; byDefault, when nothing else
+// decides.
+export function isOpen(modelId: string, tools: readonly StepData[], choices: FoldChoices, reveal?: string, byDefault = false): boolean {
   if (reveal !== undefined && tools.some((t) => t.id === reveal)) return true;
   const chosen = choices[modelId];
   if (chosen !== undefined) return chosen;
-  return tools.some((t) => unfoldOn.has(t.status));
+  return byDefault || tools.some((t) => unfoldOn.has(t.status));
 }
 
 export type Folded = {
@@ -58,27 +66,30 @@ export type Folded = {
   nodes: StepData[];
   // The edges between drawn nodes: an edge of a folded call is the model
   // node's, and duplicates and self-loops are left out.
-  edges: GraphEdge[];
+  edges: StepEdge[];
   // hidden maps each folded call to the model node that stands for it.
   hidden: Map<string, string>;
 };
 
-// foldGraph folds the turns that are not open. StepData objects of nodes
+// foldGraph folds the turns that are not open (by default, all of them in
+// a graph of more than openUpToNodes nodes). StepData objects of nodes
 // that did not change are passed through as they are (a memoised node
 // then does not render again); a model node's is copied with its fold.
 export function foldGraph(
   nodes: readonly StepData[],
-  edges: readonly GraphEdge[],
+  edges: readonly StepEdge[],
   choices: FoldChoices = {},
   reveal?: string,
+  openUpToNodes = openUpTo,
 ): Folded {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const turns = turnsOf(nodes);
   const hidden = new Map<string, string>();
   const folds = new Map<string, Fold>();
+  const byDefault = nodes.length <= openUpToNodes;
   for (const [m, ids] of turns) {
     const tools = ids.map((id) => byId.get(id)!);
-    const open = isOpen(m, tools, choices, reveal);
+    const open = isOpen(m, tools, choices, reveal, byDefault);
     const counts = new Map<string, number>();
     for (const t of tools) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
     folds.set(m, { count: ids.length, open, statuses: [...counts] });
@@ -94,7 +105,7 @@ export function foldGraph(
 
   const rep = (id: string) => hidden.get(id) ?? id;
   const seen = new Set<string>();
-  const kept: GraphEdge[] = [];
+  const kept: StepEdge[] = [];
   for (const e of edges) {
     const from = rep(e.from);
     const to = rep(e.to);

@@ -12,11 +12,18 @@
 // 1.3 s, and ran out of memory once the containment edges to the root were
 // included), and a node that starts only moves the nodes of its own row,
 // so the picture does not reshuffle while a person watches it.
+//
+// A message that came in while the run ran (a steer) ran after nothing: the
+// run's log gives it no after edge. Hung from its parent it would sit in
+// the second row, beside the instructions; it is placed instead below the
+// node that started last before it, by a place edge, which the layout
+// reads as an after edge and nothing draws.
 
 import type { Edge, Node } from "@xyflow/react";
 import type { GraphEdge, NodeFinishedData, NodeKind } from "../../api/types";
 import type { RunTranscript, TranscriptNode } from "../../store/reducer";
 import type { Fold } from "./fold";
+import { keyArgument } from "./keyArgument";
 
 // StepData is what a graph node shows: the node as the reducer knows it, cut
 // down to what the picture needs.
@@ -28,7 +35,14 @@ export type StepData = {
   parent?: string;
   after: string[];
   tool?: string;
+  // What the node did, in a few words: a tool call's key argument
+  // (keyArgument.ts), the first words of a model's answer or of a person's
+  // message (whatOf).
+  what?: string;
   usage?: NodeFinishedData["usage"];
+  durationMs?: number;
+  // A tool call's failure code (exit_status, declined, ...).
+  code?: string;
   // A model node whose turn has tool calls: how they are folded.
   fold?: Fold;
   // The runs forked from this node.
@@ -36,6 +50,10 @@ export type StepData = {
 };
 
 export type StepNode = Node<StepData, "step">;
+
+// StepEdge is an edge of the run's graph, or a place edge (see the file's
+// comment): laid out as an after edge, never drawn.
+export type StepEdge = Omit<GraphEdge, "kind"> & { kind: GraphEdge["kind"] | "place" };
 
 // OriginData is where a forked run came from, drawn above its first node:
 // the run and the node it was forked at, that node's label when the source
@@ -46,8 +64,8 @@ export type OriginNode = Node<OriginData, "origin">;
 
 // Every node is drawn at this size (the node's CSS matches), so the layout
 // needs no measuring of the DOM.
-export const nodeWidth = 220;
-export const nodeHeight = 64;
+export const nodeWidth = 240;
+export const nodeHeight = 78;
 const columnGap = 28;
 const rowGap = 44;
 
@@ -66,22 +84,65 @@ function stepOf(n: TranscriptNode): StepData {
       parent: n.parent,
       after: n.after ?? [],
       tool: n.kind === "tool" ? n.tool : undefined,
+      what: whatOf(n) || undefined,
       usage: n.kind === "llm" ? n.usage : undefined,
+      durationMs: n.durationMs,
+      code: n.kind === "tool" ? n.code : undefined,
     };
     stepCache.set(n, s);
   }
   return s;
 }
 
+// firstWordsMax bounds the first words of a text: about two lines of a
+// node's width, so that a node stops changing (and rendering) once its
+// model has streamed that much.
+const firstWordsMax = 90;
+
+// whatOf is what a node did, in a few words: a tool call's key argument
+// (of the arguments a person edited, when they did: those ran); the first
+// words of a model's answer, or the tools it called when it said nothing;
+// the first words of a person's message.
+export function whatOf(n: TranscriptNode): string {
+  switch (n.kind) {
+    case "tool": {
+      const edited = n.approval?.editedArguments;
+      return keyArgument(n.tool, edited !== undefined && edited !== null ? edited : n.arguments);
+    }
+    case "llm": {
+      const words = firstWords(n.text);
+      if (words || !n.toolCalls?.length) return words;
+      return "→ " + [...new Set(n.toolCalls.map((c) => c.name))].join(", ");
+    }
+    case "user":
+      return firstWords(n.text);
+    default:
+      return "";
+  }
+}
+
+// firstWords is the start of a text on one line, cut at a word.
+function firstWords(text: string): string {
+  const flat = text.slice(0, firstWordsMax * 4).replace(/\s+/g, " ").trim();
+  if (flat.length <= firstWordsMax) return flat;
+  const cut = flat.slice(0, firstWordsMax);
+  const space = cut.lastIndexOf(" ");
+  return (space > firstWordsMax / 2 ? cut.slice(0, space) : cut) + "…";
+}
+
 // graphFromTranscript is the graph of a run's nodes in the order they started:
 // an after edge for each node it ran after, a parent edge to the node that
 // contains it.
-export function graphFromTranscript(t: RunTranscript | undefined): { nodes: StepData[]; edges: GraphEdge[] } {
+// A user message that ran after nothing and is not the run's first message
+// (a steer) gets a place edge from the node that started last before it,
+// other than the run's root: where it came in, in time.
+export function graphFromTranscript(t: RunTranscript | undefined): { nodes: StepData[]; edges: StepEdge[] } {
   if (!t) return { nodes: [], edges: [] };
   const forks = new Map<string, string[]>();
   for (const f of t.forks) forks.set(f.node_id, [...(forks.get(f.node_id) ?? []), f.fork]);
   const nodes: StepData[] = [];
-  const edges: GraphEdge[] = [];
+  const edges: StepEdge[] = [];
+  let last: string | undefined;
   for (const id of t.nodeOrder) {
     const n = t.nodes[id];
     if (!n) continue;
@@ -90,6 +151,8 @@ export function graphFromTranscript(t: RunTranscript | undefined): { nodes: Step
     nodes.push(fk ? { ...step, forks: fk } : step);
     for (const a of step.after) edges.push({ from: a, to: id, kind: "after" });
     if (n.parent) edges.push({ from: n.parent, to: id, kind: "parent" });
+    if (n.kind === "user" && step.after.length === 0 && last !== undefined) edges.push({ from: last, to: id, kind: "place" });
+    if (!(n.kind === "agent" && !n.parent)) last = id;
   }
   return { nodes, edges };
 }
@@ -117,7 +180,10 @@ export function sameStep(a: StepData, b: StepData): boolean {
     a.label === b.label &&
     a.parent === b.parent &&
     a.tool === b.tool &&
+    a.what === b.what &&
     a.usage === b.usage &&
+    a.durationMs === b.durationMs &&
+    a.code === b.code &&
     sameList(a.after, b.after) &&
     sameList(a.forks ?? [], b.forks ?? []) &&
     sameFold(a.fold, b.fold)
@@ -150,37 +216,41 @@ export function keepSame(prev: Map<string, StepData>, steps: readonly StepData[]
 // drawnEdges is the edges worth drawing among nodes: all after edges; a
 // parent edge only where it says something the after edges do not (the
 // node ran after nothing, so it hangs from its parent; or its parent is not
-// the run's root, as for a sub-agent's calls). Duplicates, self-loops and
-// edges to nodes not in the list are left out.
-export function drawnEdges(nodes: readonly StepData[], edges: readonly GraphEdge[]): GraphEdge[] {
+// the run's root, as for a sub-agent's calls). A node with a place edge is
+// placed: its parent edge from the root is not drawn either, nor is the
+// place edge. Duplicates, self-loops and edges to nodes not in the list are
+// left out.
+export function drawnEdges(nodes: readonly StepData[], edges: readonly StepEdge[]): GraphEdge[] {
   const ids = new Set(nodes.map((n) => n.id));
   const roots = new Set(nodes.filter((n) => n.kind === "agent" && !n.parent).map((n) => n.id));
-  const pair = (e: GraphEdge) => `${e.from}\u0000${e.to}`;
+  const pair = (e: StepEdge) => `${e.from}\u0000${e.to}`;
   const afterPairs = new Set<string>();
   const hasAfter = new Set<string>();
   for (const e of edges) {
-    if (e.kind !== "after" || !ids.has(e.from) || !ids.has(e.to)) continue;
-    afterPairs.add(pair(e));
+    if ((e.kind !== "after" && e.kind !== "place") || !ids.has(e.from) || !ids.has(e.to)) continue;
+    if (e.kind === "after") afterPairs.add(pair(e));
     hasAfter.add(e.to);
   }
   const seen = new Set<string>();
-  return edges.filter((e) => {
-    if (!ids.has(e.from) || !ids.has(e.to) || e.from === e.to) return false;
+  const out: GraphEdge[] = [];
+  for (const e of edges) {
+    if (e.kind === "place" || !ids.has(e.from) || !ids.has(e.to) || e.from === e.to) continue;
     if (e.kind === "parent") {
-      if (afterPairs.has(pair(e))) return false;
-      if (roots.has(e.from) && hasAfter.has(e.to)) return false;
+      if (afterPairs.has(pair(e))) continue;
+      if (roots.has(e.from) && hasAfter.has(e.to)) continue;
     }
     const key = `${e.kind}:${pair(e)}`;
-    if (seen.has(key)) return false;
+    if (seen.has(key)) continue;
     seen.add(key);
-    return true;
-  });
+    out.push(e as GraphEdge);
+  }
+  return out;
 }
 
 // positions places the nodes in layers, top to bottom (see the file's
-// comment): the top-left corner of each node, by id. A fork edge places its
-// node as an after edge does.
-export function positions(nodes: readonly { id: string }[], edges: readonly GraphEdge[]): Map<string, { x: number; y: number }> {
+// comment): the top-left corner of each node, by id. A fork edge and a
+// place edge place their node as an after edge does.
+export function positions(nodes: readonly { id: string }[], edges: readonly StepEdge[]): Map<string, { x: number; y: number }> {
   const index = new Map<string, number>();
   nodes.forEach((n, i) => index.set(n.id, i));
   // The nodes each node is placed under: those it ran after, else its parent.
@@ -188,7 +258,7 @@ export function positions(nodes: readonly { id: string }[], edges: readonly Grap
   const parent = new Map<string, string>();
   for (const e of edges) {
     if (!index.has(e.from) || !index.has(e.to) || e.from === e.to) continue;
-    if (e.kind === "after" || e.kind === "fork") {
+    if (e.kind === "after" || e.kind === "fork" || e.kind === "place") {
       const list = after.get(e.to);
       if (list) list.push(e.from);
       else after.set(e.to, [e.from]);
@@ -249,14 +319,14 @@ const edgeStyles: Record<GraphEdge["kind"], Edge["style"]> = {
 // its first node, and turns the edges worth drawing into flow edges.
 export function layoutGraph(
   nodes: readonly StepData[],
-  edges: readonly GraphEdge[],
+  edges: readonly StepEdge[],
   origin?: OriginData,
 ): { nodes: StepNode[]; edges: Edge[]; origin?: OriginNode } {
   const kept = drawnEdges(nodes, edges);
   const fork: GraphEdge[] = origin?.to !== undefined && nodes.some((n) => n.id === origin.to) ? [{ from: origin.id, to: origin.to, kind: "fork" }] : [];
   const all = [...fork, ...kept];
   // The origin came before every node of the run: first, in the top row.
-  const pos = positions(origin ? [origin, ...nodes] : nodes, all);
+  const pos = positions(origin ? [origin, ...nodes] : nodes, [...all, ...edges.filter((e) => e.kind === "place")]);
   return {
     nodes: nodes.map((n) => ({
       id: n.id,
@@ -292,7 +362,7 @@ export function layoutGraph(
 
 // structureKey changes only when a relayout is needed: nodes or edges added
 // or removed (folded, unfolded), not when a status changes.
-export function structureKey(nodes: readonly StepData[], edges: readonly GraphEdge[], origin?: OriginData): string {
+export function structureKey(nodes: readonly StepData[], edges: readonly StepEdge[], origin?: OriginData): string {
   const head = origin ? `${origin.id}>${origin.to ?? ""}|` : "";
   return head + nodes.map((n) => n.id).join(",") + "|" + edges.map((e) => `${e.kind}:${e.from}>${e.to}`).join(",");
 }

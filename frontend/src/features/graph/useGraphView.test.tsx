@@ -5,6 +5,8 @@ import type { Event, Run } from "../../api/types";
 import { ServicesProvider } from "../../store/context";
 import { createAppStore } from "../../store/store";
 import { GraphPanel } from "./GraphPanel";
+import { nodeHeight, nodeWidth } from "./layout";
+import { maxZoom, readableZoom } from "./useGraphView";
 
 // The graph's own moves of its view, in jsdom: the canvas has the size the
 // test gives it, and the test delivers its ResizeObserver's notices.
@@ -80,9 +82,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setup() {
-  const store = createAppStore({ runs: [{ ...run, last_seq: events.length }], selectedRunId: run.id });
-  store.getState().applyEvents(events.map((e, i) => ({ run_id: run.id, seq: i + 1, ts: i, ...e })));
+function setup(evs = events) {
+  const store = createAppStore({ runs: [{ ...run, last_seq: evs.length }], selectedRunId: run.id });
+  store.getState().applyEvents(evs.map((e, i) => ({ run_id: run.id, seq: i + 1, ts: i, ...e })));
   const services = { api: createApi({ fetch: vi.fn() as unknown as typeof fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() };
   render(
     <ServicesProvider value={services}>
@@ -92,7 +94,67 @@ function setup() {
   return store;
 }
 
+// view reads the flow's pan and zoom off its viewport's transform.
+function view(): { x: number; y: number; zoom: number } {
+  const m = /translate\(\s*([-\d.e]+)px,\s*([-\d.e]+)px\)\s*scale\(([-\d.e]+)\)/.exec(viewport())!;
+  return { x: Number(m[1]), y: Number(m[2]), zoom: Number(m[3]) };
+}
+
+// turns are n model calls of a run that goes on, each after the one before.
+function turns(from: number, n: number): Omit<Event, "run_id" | "seq" | "ts">[] {
+  return Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    return { type: "node.started" as const, node_id: `m${i}`, data: { kind: "llm", label: `model call ${i}`, parent: "root", after: [i === 1 ? "u" : `m${i - 1}`] } };
+  });
+}
+
+// inCanvas says whether node id is wholly in the canvas, as the flow shows it.
+function inCanvas(id: string): boolean {
+  const el = document.querySelector(`.react-flow__node[data-id="${id}"]`) as HTMLElement;
+  const m = /translate\(\s*([-\d.e]+)px,\s*([-\d.e]+)px\)/.exec(el.style.transform)!;
+  const v = view();
+  const left = Number(m[1]) * v.zoom + v.x;
+  const top = Number(m[2]) * v.zoom + v.y;
+  return left >= 0 && top >= 0 && left + nodeWidth * v.zoom <= size.width && top + nodeHeight * v.zoom <= size.height;
+}
+
 describe("the graph's view", () => {
+  it("keeps the person's zoom while following: the zoom buttons stick as the run grows, the newest node in view", async () => {
+    const store = setup([...events.slice(0, 3), ...turns(2, 3)]);
+    const follow = screen.getByTestId("graph-follow");
+    await waitFor(fitted);
+    const start = view().zoom;
+    const zoomIn = screen.getByRole("button", { name: "Zoom In" });
+    for (let i = 0; i < 3; i++) fireEvent.click(zoomIn);
+    expect(view().zoom).toBeCloseTo(Math.min(maxZoom, start * 1.2 ** 3));
+    const zoom = view().zoom;
+    // Ten more model calls, one at a time, as a live run sends them.
+    for (let i = 0; i < 10; i++) {
+      act(() => store.getState().applyEvents([{ run_id: run.id, seq: 100 + i, ts: 100 + i, ...turns(5 + i, 1)[0]! }]));
+    }
+    await waitFor(() => expect(inCanvas("m14")).toBe(true));
+    expect(view().zoom).toBeCloseTo(zoom);
+    expect(follow.getAttribute("aria-pressed")).toBe("true");
+    // The Fit button gives the view back to the graph.
+    fireEvent.click(screen.getByRole("button", { name: "Fit view" }));
+    expect(view().zoom).not.toBeCloseTo(zoom);
+    expect(follow.getAttribute("aria-pressed")).toBe("true");
+  });
+
+  it("fits a graph too tall to read whole at a readable zoom, around the newest node", async () => {
+    setup([...events.slice(0, 3), ...turns(2, 40)]);
+    await waitFor(fitted);
+    expect(view().zoom).toBe(readableZoom);
+    expect(inCanvas("m41")).toBe(true);
+    expect(inCanvas("m1")).toBe(false);
+    // Zoomed out by the person, fitted again: readable again.
+    fireEvent.click(screen.getByRole("button", { name: "Zoom Out" }));
+    expect(view().zoom).toBeLessThan(readableZoom);
+    fireEvent.click(screen.getByRole("button", { name: "Fit view" }));
+    expect(view().zoom).toBe(readableZoom);
+  });
+
+
   it("is fitted again in the same task as the canvas is resized, not frames later", async () => {
     setup();
     await waitFor(fitted);

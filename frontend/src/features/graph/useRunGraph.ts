@@ -1,10 +1,9 @@
 import { useRef } from "react";
-import type { GraphEdge } from "../../api/types";
 import { useApp } from "../../store/context";
 import type { RunTranscript } from "../../store/reducer";
-import { graphFromTranscript, sameStep, type StepData } from "./layout";
+import { graphFromTranscript, sameStep, type StepData, type StepEdge } from "./layout";
 
-type RunGraph = { nodes: StepData[]; edges: GraphEdge[] };
+type RunGraph = { nodes: StepData[]; edges: StepEdge[] };
 
 // useRunGraph is the run's graph as the layout reads it (graphFromTranscript),
 // the same object while no step and no edge changed. A streamed delta makes
