@@ -110,6 +110,9 @@ export function whatOf(n: TranscriptNode): string {
       return keyArgument(n.tool, edited !== undefined && edited !== null ? edited : n.arguments);
     }
     case "llm": {
+      // While it streams the node says so, not its growing words: a delta
+      // must not redraw the graph (streaming.test.tsx).
+      if (n.status === "running" || n.status === "pending") return "";
       const words = firstWords(n.text);
       if (words || !n.toolCalls?.length) return words;
       return "→ " + [...new Set(n.toolCalls.map((c) => c.name))].join(", ");
