@@ -15,6 +15,7 @@ require (
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/wailsapp/wails/v2 v2.9.2
+	github.com/yuin/goldmark v1.8.7
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.23.0
 )

@@ -5,7 +5,10 @@
 // questions, and when the run pauses offers continue, step, a steer message,
 // retry or skip of an interrupted call, or cancel. An approval answered on
 // another surface first is reported as such; a closed stdin denies approvals
-// and cancels a paused run, so a script never hangs on a prompt.
+// and cancels a paused run, so a script never hangs on a prompt. Model text
+// is drawn as Markdown when the output is in colour, and printed as written
+// otherwise (text.go, markdown.go); either way it cannot command the
+// terminal.
 //
 // Prompts are asked one at a time by one goroutine, reading the lines of a
 // single reader goroutine, so two prompts never compete for the terminal.
@@ -49,7 +52,8 @@ type Console struct {
 	Reader event.Reader
 	// NewID makes command ids.
 	NewID func() string
-	// Color enables ANSI colours.
+	// Color enables ANSI colours, and model text drawn as Markdown; without
+	// it, model text is printed as written.
 	Color bool
 
 	lines <-chan string // closed at the end of the input
@@ -102,10 +106,11 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 	}()
 	defer func() { cancel(); <-promptsDone }()
 	streaming := "" // the llm node whose text is being printed
+	text := &modelText{out: c.Out, color: c.Color}
 	err := event.Follow(ctx, c.Bus, c.Reader, runID, 0, event.FollowOptions{
 		Send: func(ev event.Event) error {
 			if streaming != "" && (ev.Type != event.LLMDelta || ev.NodeID != streaming) {
-				fmt.Fprintln(c.Out)
+				text.end()
 				streaming = ""
 			}
 			switch ev.Type {
@@ -123,7 +128,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 			case event.LLMDelta:
 				var d event.LLMDeltaData
 				_ = ev.Decode(&d)
-				fmt.Fprint(c.Out, d.Text)
+				text.write(d.Text)
 				streaming = ev.NodeID
 			case event.NodeStarted:
 				var d event.NodeStartedData

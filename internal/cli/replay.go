@@ -87,7 +87,7 @@ func (p *Program) replayCmd(args []string, getenv func(string) string, stdin io.
 	var final replayStatus
 	if *tools == replay.ToolsLive || *liveFrom > 0 {
 		// Something runs for real: the person answers here, as in steward run.
-		final, err = p.followReplay(ctx, s, r.ID, stdin, stdout)
+		final, err = p.followReplay(ctx, s, r.ID, stdin, stdout, colorOutput(stdout, getenv))
 	} else {
 		final, err = p.waitReplay(ctx, s, s.Runs, r.ID, stderr)
 	}
@@ -114,7 +114,7 @@ func (p *Program) replayCmd(args []string, getenv func(string) string, stdin io.
 // followReplay prints the replay's transcript and asks its approvals (and
 // what to do when it pauses) on the terminal, as steward run does; Ctrl-C
 // cancels it.
-func (p *Program) followReplay(ctx context.Context, s *Services, id string, stdin io.Reader, stdout io.Writer) (replayStatus, error) {
+func (p *Program) followReplay(ctx context.Context, s *Services, id string, stdin io.Reader, stdout io.Writer, color bool) (replayStatus, error) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -128,7 +128,7 @@ func (p *Program) followReplay(ctx context.Context, s *Services, id string, stdi
 		}
 	}()
 	c := &console.Console{Out: stdout, In: stdin, Inbox: s.Inbox, Runs: s.Runs, Bus: s.Bus, Reader: s.Store,
-		NewID: func() string { return p.NewID("cmd") }, Color: isTerminal(stdout)}
+		NewID: func() string { return p.NewID("cmd") }, Color: color}
 	final, err := c.Follow(ctx, id)
 	if err != nil {
 		return replayStatus{}, err

@@ -87,7 +87,7 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 		}
 	}()
 	c := &console.Console{Out: stdout, In: stdin, Inbox: s.Inbox, Runs: s.Runs, Bus: s.Bus, Reader: s.Store,
-		NewID: func() string { return p.NewID("cmd") }, Color: isTerminal(stdout)}
+		NewID: func() string { return p.NewID("cmd") }, Color: colorOutput(stdout, getenv)}
 	final, err := c.Follow(ctx, r.ID)
 	if err != nil {
 		return 1, err
@@ -99,6 +99,13 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 		return 0, nil
 	}
 	return 1, nil
+}
+
+// colorOutput is whether to write ANSI styles (and model text drawn as
+// Markdown) to w: when it is a terminal, unless NO_COLOR is set to
+// anything (no-color.org).
+func colorOutput(w io.Writer, getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
 func isTerminal(w io.Writer) bool {

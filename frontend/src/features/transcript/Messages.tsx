@@ -98,7 +98,7 @@ export const LlmMessage = memo(function LlmMessage({ runId, nodeId }: NodeProps)
           ))}
         </ul>
       )}
-      <div data-testid="llm-text" className="msg-text">
+      <div data-testid="llm-text" className="msg-text markdown">
         {streaming && n.streamed ? (
           <StreamedText streamed={n.streamed} renderText={highlighted} />
         ) : (

@@ -1,6 +1,7 @@
 import { memo, useRef } from "react";
 import type { Streamed } from "../../store/reducer";
-import { Markdown, settledLength, type RenderText } from "../../ui/markdown";
+import { Markdown, type RenderText } from "../../ui/markdown";
+import { settledLength } from "../../ui/markdownStream";
 
 // Segment is Markdown of one settled part of a streamed text: memoised on
 // its text, so a part once drawn is not parsed or rendered again.

@@ -82,6 +82,34 @@ describe("transcript search", () => {
     expect(within(transcript).getAllByTestId("tool-card")).toHaveLength(2);
   });
 
+  it("marks the matches inside the model's Markdown, finished and streaming", () => {
+    const answer =
+      "## Notes fixed\n\n**notes/a.md** had *notes* out of order:\n\n- [x] sorted the notes\n\n| file | notes |\n| --- | --- |\n| a.md | 3 notes |\n\n" +
+      "```sh\nls notes\n```\n\nSee [the notes](https://example.com/notes).";
+    const { transcript } = setup([
+      ...events.slice(0, 3),
+      { type: "node.finished", node_id: "m1", data: { status: "succeeded", duration_ms: 5, text: answer } },
+      { type: "node.started", node_id: "m2", data: { kind: "llm", label: "model call 2", after: ["m1"] } },
+      { type: "llm.delta", node_id: "m2", data: { text: "Done with the **notes**.\n\n" } },
+      { type: "llm.delta", node_id: "m2", data: { text: "- one more `notes` check" } },
+    ]);
+    fireEvent.change(search(), { target: { value: "notes" } });
+    const marked = (id: string, sel: string) =>
+      [...transcript.querySelectorAll(`[data-node-id=${id}] [data-testid=llm-text] ${sel} mark`)].map((m) => m.textContent);
+    expect(marked("m1", "h4")).toEqual(["Notes"]);
+    expect(marked("m1", "strong")).toEqual(["notes"]);
+    expect(marked("m1", "em")).toEqual(["notes"]);
+    expect(marked("m1", "li")).toEqual(["notes"]);
+    expect(marked("m1", "th")).toEqual(["notes"]);
+    expect(marked("m1", "td")).toEqual(["notes"]);
+    expect(marked("m1", "pre")).toEqual(["notes"]);
+    expect(marked("m1", "a")).toEqual(["notes"]);
+    expect(marked("m2", "strong")).toEqual(["notes"]);
+    expect(marked("m2", "li code")).toEqual(["notes"]);
+    // The markup is drawn, not searched: no mark holds a * or a |.
+    expect([...transcript.querySelectorAll("[data-testid=llm-text] mark")].every((m) => m.textContent!.toLowerCase() === "notes")).toBe(true);
+  });
+
   it("says when nothing matches", () => {
     setup();
     fireEvent.change(search(), { target: { value: "zebra" } });
