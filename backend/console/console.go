@@ -51,6 +51,9 @@ type Console struct {
 	NewID func() string
 	// Color enables ANSI colours.
 	Color bool
+	// After is the seq after which Follow prints the run's log: 0 for all
+	// of it, the end of the last turn for a follow-up's.
+	After int64
 
 	lines <-chan string // closed at the end of the input
 }
@@ -102,7 +105,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 	}()
 	defer func() { cancel(); <-promptsDone }()
 	streaming := "" // the llm node whose text is being printed
-	err := event.Follow(ctx, c.Bus, c.Reader, runID, 0, event.FollowOptions{
+	err := event.Follow(ctx, c.Bus, c.Reader, runID, c.After, event.FollowOptions{
 		Send: func(ev event.Event) error {
 			if streaming != "" && (ev.Type != event.LLMDelta || ev.NodeID != streaming) {
 				fmt.Fprintln(c.Out)
