@@ -152,8 +152,11 @@ func TestFollowUpRefused(t *testing.T) {
 		}
 	})
 	t.Run("a live run", func(t *testing.T) {
-		live := h.start(t, testAgent(), "go")
-		h.accept(t, live.ID, cmd(run.CmdPause))
+		// Paused before its first model call, as a fork starts: it stays live.
+		live, err := h.svc.Start(ctx, run.StartParams{Agent: testAgent(), Instructions: "go", Workspace: h.ws, Paused: "held for the test"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		p := h.waitStatus(t, live.ID, run.Paused)
 		res := h.command(t, live.ID, followUp("more"))
 		if res.Status != "rejected" || res.Code != run.CodeInvalidState || !strings.Contains(res.Message, "this one is paused: steer it instead") {
