@@ -148,8 +148,8 @@ func TestCommands(t *testing.T) {
 		}
 	}
 	got := e.waitStatus(live.ID, "cancelled")
-	if !slices.Equal(got.Capabilities, []string{"fork", "replay"}) || got.PendingApprovals != 0 {
-		t.Errorf("cancelled run has capabilities %v and %d pending approvals, want only fork, replay and none", got.Capabilities, got.PendingApprovals)
+	if !slices.Equal(got.Capabilities, []string{"fork", "follow_up", "replay"}) || got.PendingApprovals != 0 {
+		t.Errorf("cancelled run has capabilities %v and %d pending approvals, want only fork, follow_up, replay and none", got.Capabilities, got.PendingApprovals)
 	}
 	var inbox struct{ Interactions []api.Interaction }
 	e.call("GET", "/api/v1/interactions?run_id="+live.ID, nil, http.StatusOK, &inbox)
@@ -247,7 +247,7 @@ func TestDemoRunApproved(t *testing.T) {
 	}
 
 	final := e.waitStatus(r.ID, "completed")
-	if final.PendingApprovals != 0 || final.Steps != 3 || final.Usage.InputTokens == 0 || final.Usage.OutputTokens == 0 || !slices.Equal(final.Capabilities, []string{"fork", "replay"}) {
+	if final.PendingApprovals != 0 || final.Steps != 3 || final.Usage.InputTokens == 0 || final.Usage.OutputTokens == 0 || !slices.Equal(final.Capabilities, []string{"fork", "follow_up", "replay"}) {
 		t.Errorf("completed run %+v", final)
 	}
 	note, err := os.ReadFile(filepath.Join(ws, "steward-demo.md"))

@@ -177,12 +177,12 @@ type Event struct {
 // runFacts are what a run's capabilities take beside its status, fixed
 // when the run is created.
 type runFacts struct {
-	id             string
-	imported, fork bool
+	id                     string
+	imported, fork, replay bool
 }
 
 func factsOf(r store.Run) runFacts {
-	return runFacts{id: r.ID, imported: r.ImportedFrom != "", fork: r.ForkedFrom != ""}
+	return runFacts{id: r.ID, imported: r.ImportedFrom != "", fork: r.ForkedFrom != "", replay: r.ReplayOf != ""}
 }
 
 // wire is ev of the run f describes, as the API sends it.
@@ -195,7 +195,7 @@ func (f runFacts) wire(ev event.Event) Event {
 	if ev.Decode(&d) != nil {
 		return out // the store refuses such a payload: not reached
 	}
-	sit := run.Situation{RunID: f.id, Status: run.Status(d.Status), Next: d.Next, Imported: f.imported}
+	sit := run.Situation{RunID: f.id, Status: run.Status(d.Status), Next: d.Next, Imported: f.imported, Replay: f.replay}
 	out.Capabilities, out.Refusals = capabilities(sit, f.fork), sit.Refusals()
 	return out
 }

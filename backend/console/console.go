@@ -55,6 +55,9 @@ type Console struct {
 	// Color enables ANSI colours, and model text drawn as Markdown; without
 	// it, model text is printed as written.
 	Color bool
+	// After is the seq after which Follow prints the run's log: 0 for all
+	// of it, the end of the last turn for a follow-up's.
+	After int64
 
 	lines <-chan string // closed at the end of the input
 }
@@ -107,7 +110,7 @@ func (c *Console) Follow(ctx context.Context, runID string) (event.RunStatusData
 	defer func() { cancel(); <-promptsDone }()
 	streaming := "" // the llm node whose text is being printed
 	text := &modelText{out: c.Out, color: c.Color}
-	err := event.Follow(ctx, c.Bus, c.Reader, runID, 0, event.FollowOptions{
+	err := event.Follow(ctx, c.Bus, c.Reader, runID, c.After, event.FollowOptions{
 		Send: func(ev event.Event) error {
 			if streaming != "" && (ev.Type != event.LLMDelta || ev.NodeID != streaming) {
 				text.end()

@@ -53,8 +53,8 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	if !slices.Contains(Commands, c.Type) {
 		return CommandResult{}, fmt.Errorf("%w: command type %q is not one of %s", ErrInvalid, c.Type, strings.Join(Commands, ", "))
 	}
-	if c.Type == CmdSteer && (strings.TrimSpace(c.Text) == "" || len(c.Text) > maxSteer) {
-		return CommandResult{}, fmt.Errorf("%w: steer needs text of 1 to %d bytes", ErrInvalid, maxSteer)
+	if (c.Type == CmdSteer || c.Type == CmdFollowUp) && (strings.TrimSpace(c.Text) == "" || len(c.Text) > maxSteer) {
+		return CommandResult{}, fmt.Errorf("%w: %s needs a message (text) of 1 to %d bytes, not only white space", ErrInvalid, c.Type, maxSteer)
 	}
 	if (c.Type == CmdBreak || c.Type == CmdUnbreak) != (c.Tool != "") {
 		return CommandResult{}, fmt.Errorf("%w: tool goes with break and unbreak, and only with them", ErrInvalid)
@@ -66,8 +66,8 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 		return CommandResult{}, fmt.Errorf("%w: agent and workspace go with fork, and only with it", ErrInvalid)
 	}
 	if c.Limits != nil {
-		if c.Type != CmdContinue && c.Type != CmdStep {
-			return CommandResult{}, fmt.Errorf("%w: limits go with continue or step", ErrInvalid)
+		if c.Type != CmdContinue && c.Type != CmdStep && c.Type != CmdFollowUp {
+			return CommandResult{}, fmt.Errorf("%w: limits go with continue, step or follow_up", ErrInvalid)
 		}
 		if err := checkLimits(*c.Limits); err != nil {
 			return CommandResult{}, err
@@ -132,11 +132,16 @@ func (s *Service) apply(ctx context.Context, r store.Run, c Command, record func
 	// now; its other statuses may be behind the engine's, which decides
 	// below.
 	stored := SituationOf(r)
-	if no := stored.Refusal(c.Type); no != nil && (c.Type == CmdFork || stored.Imported || stored.Status.Terminal()) {
+	// A follow-up is decided by the stored status too: a run that has not
+	// ended is driven, and takes a steer instead.
+	if no := stored.Refusal(c.Type); no != nil && (c.Type == CmdFork || c.Type == CmdFollowUp || stored.Imported || stored.Status.Terminal()) {
 		return refused(no)
 	}
-	if c.Type == CmdFork {
+	switch c.Type {
+	case CmdFork:
 		return s.fork(ctx, r, c)
+	case CmdFollowUp:
+		return s.followUp(ctx, r, c, record)
 	}
 	a := s.lookup(r.ID)
 	if a == nil {

@@ -149,11 +149,12 @@ func TestCommandInEveryState(t *testing.T) {
 	ok := func(then run.Status, reason string) want { return want{then: then, reason: reason} }
 	invalid := func(then run.Status) want { return want{code: run.CodeInvalidState, then: then} }
 	terminal := func(then run.Status) want { return want{code: run.CodeTerminal, then: then} }
-	// terminalRow: only fork applies to an ended run.
+	// terminalRow: only fork and follow_up apply to an ended run.
 	terminalRow := func(s run.Status) map[string]want {
 		return map[string]want{
 			run.CmdPause: terminal(s), run.CmdContinue: terminal(s), run.CmdStep: terminal(s), run.CmdSteer: terminal(s),
 			run.CmdCancel: terminal(s), run.CmdFork: ok(s, ""), run.CmdRetry: terminal(s), run.CmdSkip: terminal(s),
+			run.CmdFollowUp: ok(run.Running, "follow-up"),
 		}
 	}
 	states := []struct {
@@ -172,6 +173,7 @@ func TestCommandInEveryState(t *testing.T) {
 			run.CmdFork:     ok(run.Running, ""),
 			run.CmdRetry:    invalid(run.Running),
 			run.CmdSkip:     invalid(run.Running),
+			run.CmdFollowUp: invalid(run.Running),
 		}},
 		{"pausing", run.Pausing, false, inPausing, map[string]want{
 			run.CmdPause:    invalid(run.Pausing),
@@ -182,6 +184,7 @@ func TestCommandInEveryState(t *testing.T) {
 			run.CmdFork:     ok(run.Pausing, ""),
 			run.CmdRetry:    invalid(run.Pausing),
 			run.CmdSkip:     invalid(run.Pausing),
+			run.CmdFollowUp: invalid(run.Pausing),
 		}},
 		{"paused", run.Paused, false, inPaused, map[string]want{
 			run.CmdPause:    invalid(run.Paused),
@@ -192,6 +195,7 @@ func TestCommandInEveryState(t *testing.T) {
 			run.CmdFork:     ok(run.Paused, ""),
 			run.CmdRetry:    invalid(run.Paused),
 			run.CmdSkip:     invalid(run.Paused),
+			run.CmdFollowUp: invalid(run.Paused),
 		}},
 		{"paused with an interrupted call", run.Paused, true, inInterrupted, map[string]want{
 			run.CmdPause:    invalid(run.Paused),
@@ -202,6 +206,7 @@ func TestCommandInEveryState(t *testing.T) {
 			run.CmdFork:     ok(run.Paused, ""),
 			run.CmdRetry:    ok(run.Running, "retry n4"),
 			run.CmdSkip:     ok(run.Running, "skip n4"),
+			run.CmdFollowUp: invalid(run.Paused),
 		}},
 		{"waiting", run.Waiting, false, inWaiting, map[string]want{
 			run.CmdPause:    ok(run.Pausing, "pause asked"),
@@ -212,12 +217,13 @@ func TestCommandInEveryState(t *testing.T) {
 			run.CmdFork:     ok(run.Waiting, ""),
 			run.CmdRetry:    invalid(run.Waiting),
 			run.CmdSkip:     invalid(run.Waiting),
+			run.CmdFollowUp: invalid(run.Waiting),
 		}},
 		{"completed", run.Completed, false, inCompleted, terminalRow(run.Completed)},
 		{"failed", run.Failed, false, inFailed, terminalRow(run.Failed)},
 		{"cancelled", run.Cancelled, false, inCancelled, terminalRow(run.Cancelled)},
 	}
-	commands := []string{run.CmdPause, run.CmdContinue, run.CmdStep, run.CmdSteer, run.CmdCancel, run.CmdFork, run.CmdRetry, run.CmdSkip}
+	commands := []string{run.CmdPause, run.CmdContinue, run.CmdStep, run.CmdSteer, run.CmdCancel, run.CmdFork, run.CmdRetry, run.CmdSkip, run.CmdFollowUp}
 	for _, st := range states {
 		for _, c := range commands {
 			w, found := st.want[c]
@@ -236,7 +242,7 @@ func TestCommandInEveryState(t *testing.T) {
 				switch c {
 				case run.CmdFork:
 					command.NodeID = "n2" // the instructions: finished in every state
-				case run.CmdSteer:
+				case run.CmdSteer, run.CmdFollowUp:
 					command.Text = "Please hurry."
 				}
 				res := h.command(t, s.id, command)
@@ -262,6 +268,20 @@ func TestCommandInEveryState(t *testing.T) {
 					if end.Status != string(run.Cancelled) || end.Reason != w.reason {
 						t.Errorf("after cancel the run is %s (%s)", end.Status, end.Reason)
 					}
+					checkLog(t, h.events(t, s.id))
+					return
+				}
+				if c == run.CmdFollowUp {
+					// The new turn runs on from here as the model says:
+					// its start is what the command did.
+					evs := h.events(t, s.id)
+					if d := decode[event.RunStatusData](t, evs[before.LastSeq]); d.Status != string(w.then) || d.Reason != w.reason {
+						t.Errorf("the follow-up recorded %+v first", d)
+					}
+					if res := h.command(t, s.id, cmd(run.CmdCancel)); res.Status != "accepted" && res.Code != run.CodeTerminal {
+						t.Errorf("cancel of the new turn = %+v", res)
+					}
+					h.waitEnd(t, s.id, cancelDeadline)
 					checkLog(t, h.events(t, s.id))
 					return
 				}

@@ -39,6 +39,7 @@ type Fold struct {
 	breakBefore []string
 	status      Status
 	root        string
+	turns       int // the run's turns: its first and one per follow-up, each a root agent node
 	nodes       int // highest node number used: "n<nodes>"
 	step        int // model calls started
 	// conv is the conversation, repaired (see above); slot holds, for each
@@ -249,7 +250,9 @@ func (f *Fold) apply(ev event.Event) {
 func (f *Fold) startNode(node string, d event.NodeStartedData) {
 	switch d.Kind {
 	case event.KindAgent:
+		// A turn's root: a follow-up's turn hangs from its own (followup.go).
 		f.root = node
+		f.turns++
 	case event.KindUser:
 		if d.AnswerTo != "" {
 			// The answer to an ask_user call: the model reads it as the

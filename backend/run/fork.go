@@ -123,8 +123,9 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 	fc.ReplayOf = "" // a fork of a replay goes on live: it is no replay
 	fc.History = toEventMessages(history)
 	fc.Sandbox = eventSandbox(s.sandboxState(spec)) // as the fork's commands will run here, now
-	_, err = s.launch(ctx, st, func(a *active) {
+	_, err = s.launch(ctx, st, func(a *active) error {
 		a.emitLocked(event.RunCreated, "", fc)
+		return nil
 	}, func(a *active) {
 		a.mu.Lock()
 		a.st.root = a.st.newNode()

@@ -21,13 +21,16 @@ type Situation struct {
 	// Imported is a run imported from a recording: history, read-only; it
 	// can only be forked.
 	Imported bool
+	// Replay is a replay of a recording: its model and tools were the
+	// recording's, which no later turn has, so it takes no follow-up.
+	Replay bool
 }
 
 // SituationOf is the situation of r as the store holds it: its status and
 // next action as of its last committed run.status. A run this process
 // drives may be a step ahead in memory; Command decides by that.
 func SituationOf(r store.Run) Situation {
-	s := Situation{RunID: r.ID, Status: Status(r.Status), Imported: r.ImportedFrom != ""}
+	s := Situation{RunID: r.ID, Status: Status(r.Status), Imported: r.ImportedFrom != "", Replay: r.ReplayOf != ""}
 	if r.Next != "" {
 		var n event.Next
 		if json.Unmarshal([]byte(r.Next), &n) == nil {
@@ -71,13 +74,17 @@ type rule struct {
 	why func(cmd string, s Situation) string
 }
 
-// live is every status of a run that has not ended.
-var live = []Status{Queued, Running, Pausing, Waiting, Paused}
+// live is every status of a run that has not ended; ended every other.
+var (
+	live  = []Status{Queued, Running, Pausing, Waiting, Paused}
+	ended = []Status{Completed, Failed, Cancelled}
+)
 
 // legality is every command's rule, in the order Capabilities lists them:
 // the statuses it is legal in, how an interrupted call bears on it, and why
-// it is refused in any other status (terminal runs and recordings are
-// refused alike, by Refusal, for every command but fork). Capabilities
+// it is refused in any other status (a terminal status not in in is
+// refused alike for every command, by Refusal, and so are recordings, for
+// every command but fork). Capabilities
 // offers exactly what this allows and Command checks it before anything
 // else about the run's state, so the two cannot disagree.
 var legality = []rule{
@@ -103,6 +110,12 @@ var legality = []rule{
 		}},
 	{CmdBreak, live, eitherWay, nil},
 	{CmdUnbreak, live, eitherWay, nil},
+	// A live run reads a person's message as a steer; a follow-up opens a
+	// new turn of a run that ended.
+	{CmdFollowUp, ended, eitherWay,
+		func(_ string, s Situation) string {
+			return fmt.Sprintf("follow_up continues a run that ended; this one is %s: steer it instead, steer is for live runs", s.Status)
+		}},
 }
 
 func needsPaused(cmd string, s Situation) string {
@@ -135,7 +148,11 @@ func (s Situation) Refusal(cmd string) *Refusal {
 	switch {
 	case s.Imported && cmd != CmdFork: // a recording goes on only as a fork
 		return &Refusal{Code: CodeInvalidState, Message: fmt.Sprintf("run %s was imported from a recording and is read-only: fork it from a node to go on from there", s.RunID)}
-	case s.Status.Terminal() && cmd != CmdFork:
+	case s.Replay && cmd == CmdFollowUp:
+		return &Refusal{Code: CodeInvalidState, Message: fmt.Sprintf("run %s is a replay: its model and tools were a recording's, which a new turn would not have; fork it from a node to go on with the live model", s.RunID)}
+	case s.Status.Terminal() && !slices.Contains(l.in, s.Status) && cmd == CmdSteer:
+		return &Refusal{Code: CodeTerminal, Message: fmt.Sprintf("the run is already %s: send a follow-up (follow_up) to go on with a new turn", s.Status)}
+	case s.Status.Terminal() && !slices.Contains(l.in, s.Status):
 		return &Refusal{Code: CodeTerminal, Message: fmt.Sprintf("the run is already %s", s.Status)}
 	case !slices.Contains(l.in, s.Status):
 		return &Refusal{Code: CodeInvalidState, Message: l.why(cmd, s)}

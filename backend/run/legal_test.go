@@ -14,14 +14,16 @@ import (
 
 // TestLegality: in every status (a paused run with and without an
 // interrupted call, a recording's run too) every command is either a
-// capability or refused with a reason, never both; an ended run and a
-// recording take only fork, and a refusal says which it is.
+// capability or refused with a reason, never both; a recording takes only
+// fork, an ended run fork and follow_up (a replay only fork), and a refusal
+// says which it is.
 func TestLegality(t *testing.T) {
 	t.Parallel()
 	for _, st := range run.Statuses {
 		for _, interrupted := range []bool{false, true} {
-			for _, imported := range []bool{false, true} {
-				s := run.Situation{RunID: "run_1", Status: st, Imported: imported}
+			for _, how := range []string{"", "imported", "replay"} {
+				imported := how == "imported"
+				s := run.Situation{RunID: "run_1", Status: st, Imported: imported, Replay: how == "replay"}
 				if interrupted {
 					s.Next = &event.Next{Kind: "tool", NodeID: "n4", Tool: "gate", Interrupted: true}
 				}
@@ -37,14 +39,21 @@ func TestLegality(t *testing.T) {
 					case r.Message == "" || r.Code == "":
 						t.Errorf("%+v: %s is refused with no reason: %+v", s, c, r)
 					case imported && c != run.CmdFork && r.Code != run.CodeInvalidState,
-						!imported && st.Terminal() && c != run.CmdFork && r.Code != run.CodeTerminal:
+						!imported && st.Terminal() && c != run.CmdFork && c != run.CmdFollowUp && r.Code != run.CodeTerminal:
 						t.Errorf("%+v: %s refused as %s: %s", s, c, r.Code, r.Message)
 					}
 				}
-				if (imported || st.Terminal()) && st != run.Queued && !slices.Equal(caps, []string{run.CmdFork}) {
-					t.Errorf("%+v: capabilities %v, want only fork", s, caps)
+				want := []string{run.CmdFork}
+				if st.Terminal() && how == "" {
+					want = append(want, run.CmdFollowUp)
 				}
-				if got := run.Capabilities(st, interrupted); !imported && !slices.Equal(got, caps) {
+				if (imported || st.Terminal()) && st != run.Queued && !slices.Equal(caps, want) {
+					t.Errorf("%+v: capabilities %v, want %v", s, caps, want)
+				}
+				if slices.Contains(caps, run.CmdFollowUp) != (st.Terminal() && how == "") {
+					t.Errorf("%+v: capabilities %v: follow_up is for ended runs that are no recording's", s, caps)
+				}
+				if got := run.Capabilities(st, interrupted); how == "" && !slices.Equal(got, caps) {
 					t.Errorf("Capabilities(%s, %v) = %v; the situation's are %v", st, interrupted, got, caps)
 				}
 			}
@@ -98,7 +107,7 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 				switch c {
 				case run.CmdFork:
 					command.NodeID = "n2"
-				case run.CmdSteer:
+				case run.CmdSteer, run.CmdFollowUp:
 					command.Text = "Please hurry."
 				case run.CmdBreak, run.CmdUnbreak:
 					command.Tool = st.tool

@@ -160,23 +160,7 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 		return true
 	case ctx.Err() != nil:
 		st, reason, rootStatus = Cancelled, "cancelled by the user", event.NodeCancelled
-		// The calls the model asked for and that never ran are shown as
-		// cancelled, so the graph says what was left undone.
-		for _, c := range slices.Clone(a.st.calls) {
-			t := a.st.tools[c.ID]
-			node := ""
-			if t == nil {
-				node = a.st.newNode()
-				a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM},
-					Label: c.Name, Tool: c.Name, CallID: c.ID, Arguments: validJSON(c.Arguments)})
-			} else if !t.finished && !t.interrupted {
-				node = t.node
-			}
-			if node != "" {
-				a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeCancelled, IsError: true, Code: tool.CodeCancelled,
-					Output: c.Name + " was not run: the run was cancelled"})
-			}
-		}
+		a.closeUndoneLocked("the run was cancelled")
 	case cause != nil:
 		st, msg, rootStatus = Failed, cause.Error(), event.NodeFailed
 	}
@@ -190,6 +174,27 @@ func (s *Service) finish(ctx context.Context, a *active, cause error) bool {
 		s.cfg.Logf("run %s: record end: %v", a.st.id, err)
 	}
 	return true
+}
+
+// closeUndoneLocked shows the calls the model asked for that never ran as
+// cancelled, their output saying why not, so the graph says what was left
+// undone; mu must be held. A call interrupted by a crash keeps its end.
+func (a *active) closeUndoneLocked(why string) {
+	for _, c := range slices.Clone(a.st.calls) {
+		t := a.st.tools[c.ID]
+		node := ""
+		if t == nil {
+			node = a.st.newNode()
+			a.emitLocked(event.NodeStarted, node, event.NodeStartedData{Kind: event.KindTool, Parent: a.st.lastLLM, After: []string{a.st.lastLLM},
+				Label: c.Name, Tool: c.Name, CallID: c.ID, Arguments: validJSON(c.Arguments)})
+		} else if !t.finished && !t.interrupted {
+			node = t.node
+		}
+		if node != "" {
+			a.emitLocked(event.NodeFinished, node, event.NodeFinishedData{Status: event.NodeCancelled, IsError: true, Code: tool.CodeCancelled,
+				Output: c.Name + " was not run: " + why})
+		}
+	}
 }
 
 // interruptedBy is the node status of a call that ctx ended: interrupted by a

@@ -140,7 +140,7 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 		s.cfg.Logf("run %s resumes without the project servers of %s: it is %s now", r.ID, rec.File, rec.State)
 	}
 	var asked []string // the questions of calls that died with the process
-	a, err := s.launch(ctx, st, func(a *active) {
+	a, err := s.launch(ctx, st, func(a *active) error {
 		// What was in flight when the process died has an unknown outcome.
 		if a.st.llmOpen != "" {
 			a.emitLocked(event.NodeFinished, a.st.llmOpen, event.NodeFinishedData{Status: event.NodeInterrupted, Error: "Steward stopped during this model call"})
@@ -162,6 +162,7 @@ func (s *Service) resume(ctx context.Context, r store.Run) error {
 		}
 		a.pauseAsked, a.pauseReason = true, "recovered"
 		asked = died(a.st) // under mu: a command may fold into the state meanwhile
+		return nil
 	}, func(a *active) {
 		s.withdraw(ctx, r.ID, asked, stewardDied)
 	})

@@ -442,8 +442,9 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		Sandbox:      eventSandbox(s.sandboxState(p.Agent)),
 		Project:      project,
 	}
-	a, err := s.launch(ctx, st, func(a *active) {
+	a, err := s.launch(ctx, st, func(a *active) error {
 		a.emitLocked(event.RunCreated, "", created)
+		return nil
 	}, func(a *active) {
 		a.mu.Lock()
 		if p.Paused != "" {
@@ -469,8 +470,9 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 
 // launch registers a run as active, records its first events (first, which
 // must commit before launch returns), and starts its goroutine, which runs
-// then before the step loop.
-func (s *Service) launch(ctx context.Context, st *runState, first, then func(*active)) (*active, error) {
+// then before the step loop. An error from first (which it returns having
+// recorded nothing) stops the launch: the run is left as it was.
+func (s *Service) launch(ctx context.Context, st *runState, first func(*active) error, then func(*active)) (*active, error) {
 	runCtx, cancel := context.WithCancelCause(s.base)
 	a := newActive(s, st, cancel)
 	// Registered before the run is recorded: a cancel that arrives as soon
@@ -480,6 +482,13 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 		s.mu.Unlock()
 		cancel(nil)
 		return nil, ErrShuttingDown
+	}
+	if _, driven := s.active[st.id]; driven {
+		// Two drivers of one run would each write its log: a bug of the
+		// caller, refused rather than recorded.
+		s.mu.Unlock()
+		cancel(nil)
+		return nil, fmt.Errorf("run %s: %w (this one)", st.id, ErrDriven)
 	}
 	s.active[st.id] = a
 	s.wg.Add(1) // under mu, so Shutdown's Wait never races an Add
@@ -494,9 +503,12 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 		return nil, err
 	}
 	a.mu.Lock()
-	first(a)
+	err := first(a)
 	a.mu.Unlock()
-	if err := a.sync(); err != nil {
+	if err == nil {
+		err = a.sync()
+	}
+	if err != nil {
 		s.mu.Lock()
 		delete(s.active, st.id)
 		s.mu.Unlock()
@@ -504,7 +516,7 @@ func (s *Service) launch(ctx context.Context, st *runState, first, then func(*ac
 		cancel(nil)
 		close(a.done)
 		s.wg.Done()
-		return nil, fmt.Errorf("start run: %w", err)
+		return nil, fmt.Errorf("launch run %s: %w", st.id, err)
 	}
 	go func() {
 		defer s.wg.Done()

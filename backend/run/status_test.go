@@ -36,6 +36,10 @@ func TestCanTransition(t *testing.T) {
 		{run.Paused, run.Paused}:     true,
 		{run.Paused, run.Failed}:     true,
 		{run.Paused, run.Cancelled}:  true,
+		// A follow-up: a new turn of a run that ended.
+		{run.Completed, run.Running}: true,
+		{run.Failed, run.Running}:    true,
+		{run.Cancelled, run.Running}: true,
 	}
 	if len(run.Statuses) != 8 {
 		t.Fatalf("%d statuses, want 8", len(run.Statuses))
@@ -66,9 +70,9 @@ func TestCapabilities(t *testing.T) {
 		{run.Pausing, false, false, []string{"steer", "cancel", "fork", "break", "unbreak"}},
 		{run.Paused, false, false, []string{"continue", "step", "steer", "cancel", "fork", "break", "unbreak"}},
 		{run.Paused, true, false, []string{"retry", "skip", "steer", "cancel", "fork", "break", "unbreak"}},
-		{run.Completed, false, true, []string{"fork"}},
-		{run.Failed, false, true, []string{"fork"}},
-		{run.Cancelled, false, true, []string{"fork"}},
+		{run.Completed, false, true, []string{"fork", "follow_up"}},
+		{run.Failed, false, true, []string{"fork", "follow_up"}},
+		{run.Cancelled, false, true, []string{"fork", "follow_up"}},
 	}
 	for _, tt := range tests {
 		if got := tt.s.Terminal(); got != tt.terminal {

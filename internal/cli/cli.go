@@ -33,6 +33,8 @@ Usage:
   steward                      open the desktop window (or serve, without a display)
   steward serve [flags]        serve the web UI and API on loopback
   steward run [flags] TEXT     run an agent in this terminal
+  steward run --continue RUN TEXT
+                               continue a run that ended with a message: a new turn of the same run
   steward mcp                  serve Steward's tools to an MCP client over stdio (Claude Code, Codex, Claude Desktop)
   steward export RUN -o FILE   export a run (--format steward, html, otlp, video)
   steward import FILE          import a recording as a read-only run

@@ -15,6 +15,7 @@ import (
 	"steward/backend/console"
 	"steward/backend/event"
 	"steward/backend/run"
+	"steward/backend/store"
 )
 
 // runCmd is `steward run TEXT`: a run of an agent followed in this
@@ -28,10 +29,13 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 	breakBefore := fl.String("break-before", "", "comma-separated tool names to pause before, like breakpoints")
 	maxSteps := fl.Int("max-steps", 0, "budget of model calls for this run (default: the agent's); reaching it pauses the run")
 	maxCost := fl.Float64("max-cost-usd", 0, "budget in US dollars for this run (default: the agent's); reaching it pauses the run")
+	cont := fl.String("continue", "", "RUN: continue that run, which ended, with the message as a new turn (a follow-up); budgets count every turn")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] [--break-before TOOLS] \"instructions\"\n\n"+
+		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] [--break-before TOOLS] \"instructions\"\n"+
+			"       steward run --continue RUN [--max-steps N] [--max-cost-usd USD] \"message\"\n\n"+
 			"Run an agent in this terminal. Approvals are asked here: y approves, n denies (with an optional reason).\n"+
 			"Ctrl-C pauses the run; then continue, step, steer or cancel it here. A second Ctrl-C cancels.\n"+
+			"With --continue, a run that completed, failed or was cancelled goes on with the message, as in a chat.\n"+
 			"Exits 0 only if the run completed.\n\n")
 		fl.PrintDefaults()
 	}
@@ -46,30 +50,51 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 		fl.Usage()
 		return 2, nil
 	}
+	if *cont != "" {
+		// The run keeps what it was started with: these would not apply.
+		var clash []string
+		fl.Visit(func(f *flag.Flag) {
+			if f.Name == "agent" || f.Name == "workspace" || f.Name == "unattended" || f.Name == "break-before" {
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			fmt.Fprintf(stderr, "steward: --continue goes on with the run's own agent, workspace and settings: drop %s\n", strings.Join(clash, ", "))
+			return 2, nil
+		}
+	}
 	s, err := p.Build(getenv, stderr)
 	if err != nil {
 		return 1, err
 	}
 	defer s.Close()
 	ctx := context.Background()
-	a, err := s.Agents.Get(ctx, *agentName)
-	if err != nil {
-		return 1, fmt.Errorf("agent %q: %w", *agentName, err)
-	}
-	var breaks []string
-	for _, t := range strings.Split(*breakBefore, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			breaks = append(breaks, t)
-		}
-	}
 	var limits *event.Limits
 	if *maxSteps != 0 || *maxCost != 0 {
 		limits = &event.Limits{MaxSteps: *maxSteps, MaxCostUSD: *maxCost}
 	}
-	r, err := s.Runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended,
-		BreakBefore: breaks, Limits: limits})
-	if err != nil {
-		return 1, err
+	var r store.Run
+	var after int64 // the log printed starts after it
+	if *cont != "" {
+		if r, err = p.followUp(ctx, s, *cont, instructions, limits, stdout); err != nil {
+			return 1, err
+		}
+		after = r.LastSeq
+	} else {
+		a, err := s.Agents.Get(ctx, *agentName)
+		if err != nil {
+			return 1, fmt.Errorf("agent %q: %w", *agentName, err)
+		}
+		var breaks []string
+		for _, t := range strings.Split(*breakBefore, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				breaks = append(breaks, t)
+			}
+		}
+		if r, err = s.Runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended,
+			BreakBefore: breaks, Limits: limits}); err != nil {
+			return 1, err
+		}
 	}
 	// Ctrl-C pauses the run at its next safe point; a second one (while it
 	// pauses or is paused) cancels it. SIGTERM cancels at once.
@@ -87,7 +112,7 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 		}
 	}()
 	c := &console.Console{Out: stdout, In: stdin, Inbox: s.Inbox, Runs: s.Runs, Bus: s.Bus, Reader: s.Store,
-		NewID: func() string { return p.NewID("cmd") }, Color: colorOutput(stdout, getenv)}
+		NewID: func() string { return p.NewID("cmd") }, Color: colorOutput(stdout, getenv), After: after}
 	final, err := c.Follow(ctx, r.ID)
 	if err != nil {
 		return 1, err
@@ -115,4 +140,23 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// followUp sends the follow-up of run id with text and returns the run as
+// it was just before (its log is printed from there). A refusal is an
+// error that says why.
+func (p *Program) followUp(ctx context.Context, s *Services, id, text string, limits *event.Limits, stdout io.Writer) (store.Run, error) {
+	before, err := s.Store.GetRun(ctx, id)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("run %q: %w", id, err)
+	}
+	res, err := s.Runs.Command(ctx, id, run.Command{CommandID: p.NewID("cmd"), Type: run.CmdFollowUp, Text: text, Limits: limits})
+	if err != nil {
+		return store.Run{}, err
+	}
+	if res.Status != "accepted" {
+		return store.Run{}, fmt.Errorf("cannot continue run %s: %s", id, res.Message)
+	}
+	fmt.Fprintf(stdout, "run %s (%s), agent %s: follow-up\n  workspace %s\n", id, before.Status, before.AgentName, before.Workspace)
+	return before, nil
 }

@@ -18,7 +18,13 @@ import (
 // combined output and exit code.
 func stewardCmd(t *testing.T, stdin string, extraEnv []string, args ...string) (string, int) {
 	t.Helper()
-	home := t.TempDir()
+	return stewardCmdIn(t, t.TempDir(), stdin, extraEnv, args...)
+}
+
+// stewardCmdIn is stewardCmd with home as the home and data directory, so
+// that one command sees what another left there.
+func stewardCmdIn(t *testing.T, home, stdin string, extraEnv []string, args ...string) (string, int) {
+	t.Helper()
 	// A command that hangs fails the test, saying so, rather than the run
 	// of every test at its deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -551,6 +551,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/follow-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Continue a run that ended with a message: a new turn of the same run (the follow_up command); 409 says why a run cannot take one */
+        post: operations["post_runs_by_id_follow-up"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/graph": {
         parameters: {
             query?: never;
@@ -940,7 +957,7 @@ export interface components {
         Command: {
             command_id: string;
             /** @enum {string} */
-            type: "pause" | "continue" | "step" | "retry" | "skip" | "steer" | "cancel" | "fork" | "break" | "unbreak";
+            type: "pause" | "continue" | "step" | "retry" | "skip" | "steer" | "cancel" | "fork" | "break" | "unbreak" | "follow_up";
             text?: string;
             node_id?: string;
             limits?: components["schemas"]["Limits"];
@@ -1005,7 +1022,7 @@ export interface components {
             type: "run.created" | "run.status" | "node.started" | "llm.delta" | "node.finished" | "policy.decided" | "approval.requested" | "approval.decided" | "tool.executing" | "llm.attempt" | "run.forked" | "run.limits" | "run.plan" | "file.changed" | "artifact.created" | "run.breakpoints" | "replay.diverged" | "mcp.server" | "tool.progress";
             node_id?: string;
             data: unknown;
-            capabilities?: ("pause" | "continue" | "step" | "retry" | "skip" | "steer" | "cancel" | "fork" | "break" | "unbreak" | "replay")[];
+            capabilities?: ("pause" | "continue" | "step" | "retry" | "skip" | "steer" | "cancel" | "fork" | "break" | "unbreak" | "follow_up" | "replay")[];
             refusals?: {
                 [key: string]: components["schemas"]["Refusal"];
             };
@@ -1108,6 +1125,11 @@ export interface components {
         FolderInput: {
             title?: string;
             start?: string;
+        };
+        FollowUp: {
+            command_id: string;
+            text: string;
+            limits?: components["schemas"]["Limits"];
         };
         Grant: {
             id: string;
@@ -1461,7 +1483,7 @@ export interface components {
             steps: number;
             pending_approvals: number;
             usage: components["schemas"]["Usage"];
-            capabilities: ("pause" | "continue" | "step" | "retry" | "skip" | "steer" | "cancel" | "fork" | "break" | "unbreak" | "replay")[];
+            capabilities: ("pause" | "continue" | "step" | "retry" | "skip" | "steer" | "cancel" | "fork" | "break" | "unbreak" | "follow_up" | "replay")[];
             refusals?: {
                 [key: string]: components["schemas"]["Refusal"];
             };
@@ -4412,6 +4434,95 @@ export interface operations {
             };
             /** @description Not Implemented */
             501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: {"error": {"code", "message"}} */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "post_runs_by_id_follow-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FollowUp"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,6 +27,7 @@ import { foldElicitationDecided, foldElicitationRequested, isElicitationDecision
 import { foldFileChanged, noFiles } from "./fileFold";
 import { foldProgress } from "./progressFold";
 import { foldServer } from "./serverFold";
+import { foldTurnNode, foldTurnStatus } from "./turnFold";
 
 export type {
   AgentNode,
@@ -44,13 +45,14 @@ export type {
   UserNode,
 } from "./transcript";
 export { appendStreamed } from "./transcript";
+export type { Turn } from "./turnFold";
 import type { ApprovalState, ArtifactRecord, DecisionRecord, Divergence, NodeBase, RunTranscript, StreamState, TranscriptNode } from "./transcript";
 import { appendStreamed } from "./transcript";
 
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [], servers: [] };
+  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [], servers: [], turns: [] };
 }
 
 // reduce applies one event to the state of all runs.
@@ -168,6 +170,9 @@ function apply(d: Draft, e: Event): void {
       const c = data as RunStatusData;
       // run.status's status is a plain string in Go (event.RunStatusData) until it names run.Status.
       t.status = c.status as RunStatus;
+      // An end closes the turn; a follow-up's running opens none (its
+      // root node does) and, as any status, clears the last one's error.
+      t.turns = foldTurnStatus(t.turns, c);
       t.reason = c.reason;
       t.error = c.error;
       t.next = c.next;
@@ -183,6 +188,7 @@ function apply(d: Draft, e: Event): void {
     }
     case "node.started":
       if (e.node_id) startNode(d, e.node_id, e.ts, data as NodeStartedData);
+      t.turns = foldTurnNode(t.turns, e, data as NodeStartedData);
       return;
     case "llm.delta": {
       const c = data as LLMDeltaData;

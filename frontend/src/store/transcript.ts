@@ -30,6 +30,7 @@ import type { Elicitation } from "./elicitationFold";
 import type { FileTouch, RunFiles } from "./fileFold";
 import type { ToolProgress } from "./progressFold";
 import type { ServerNote } from "./serverFold";
+import type { Turn } from "./turnFold";
 
 // ApprovalState is the interaction opened on a tool node: an approval, or
 // the question of an ask_user call.
@@ -109,8 +110,9 @@ export type NodeBase = {
   artifacts?: ArtifactRecord[];
 };
 
-// A user node's label says where its message came from: "instructions", or
-// "steer" for a message sent to the running agent.
+// A user node's label says where its message came from: "instructions",
+// "steer" for a message sent to the running agent, or "follow-up" for one
+// that continued the run after it ended (a new turn, see turnFold.ts).
 // answerTo is set on the answer to a question: the ask_user tool node.
 export type UserNode = NodeBase & { kind: "user"; text: string; answerTo?: string };
 export type LlmNode = NodeBase & {
@@ -213,6 +215,8 @@ export type RunTranscript = {
   artifacts: ArtifactRecord[];
   // What became of the MCP servers its calls reached (mcp.server), in log order.
   servers: ServerNote[];
+  // Its turns: the first, then one per follow-up (turnFold.ts).
+  turns: readonly Turn[];
 };
 
 export type StreamState = { runs: Record<string, RunTranscript> };

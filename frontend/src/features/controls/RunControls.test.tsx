@@ -108,6 +108,54 @@ describe("run controls", () => {
     expect(screen.getAllByRole("button", { name: "Fork from here" }).length).toBe(2); // instructions and model call
   });
 
+  const completed: Omit<Event, "run_id" | "seq" | "ts">[] = [
+    ...running,
+    { type: "node.finished", node_id: "n3", data: { status: "succeeded", duration_ms: 700, text: "Done." } },
+    { type: "node.finished", node_id: "n1", data: { status: "succeeded", duration_ms: 700 } },
+    { type: "run.status", data: { status: "completed" }, capabilities: ["fork", "follow_up", "replay"] },
+  ];
+
+  it("offers a finished run a follow-up in place of the steer box, and sends it", async () => {
+    const { sent, store } = setup({ ...baseRun, status: "completed", capabilities: ["fork", "follow_up"] }, completed);
+    expect(screen.queryByRole("textbox", { name: "Steer message" })).toBeNull();
+    const box = screen.getByRole("textbox", { name: "Follow-up message" }) as HTMLTextAreaElement;
+    expect(box.placeholder).toContain("Continue this run");
+    expect(button("Send follow-up").disabled).toBe(true); // nothing typed yet
+    fireEvent.change(box, { target: { value: "Now add a test." } });
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]!.body).toEqual({ command_id: expect.any(String), type: "follow_up", text: "Now add a test." });
+    await waitFor(() => expect(box.value).toBe(""));
+    // The new turn arrives: the run runs again, the steer box is back, and
+    // the message shows in the transcript as a follow-up.
+    const turn: Omit<Event, "run_id" | "seq" | "ts">[] = [
+      { type: "run.status", data: { status: "running", reason: "follow-up" }, capabilities: ["pause", "steer", "cancel", "fork"] },
+      { type: "node.started", node_id: "n4", data: { kind: "agent", label: "demo · turn 2" } },
+      { type: "node.started", node_id: "n5", data: { kind: "user", parent: "n4", label: "follow-up", text: "Now add a test." } },
+    ];
+    act(() => turn.forEach((e, i) => store.getState().applyEvent({ run_id: "run_1", seq: completed.length + i + 1, ts: 100 + i, ...e })));
+    expect(screen.getByRole("textbox", { name: "Steer message" })).toBeTruthy();
+    expect(screen.queryByRole("textbox", { name: "Follow-up message" })).toBeNull();
+    expect(button("Pause").disabled).toBe(false);
+  });
+
+  it("says why a finished run takes no follow-up, and shows a refusal", async () => {
+    setup({ ...baseRun, status: "completed", capabilities: ["fork"], refusals: { follow_up: { code: "invalid_state", message: "run run_1 is a replay: fork it" } } }, completed.slice(0, -1).concat([
+      { type: "run.status", data: { status: "completed" } },
+    ]));
+    const box = screen.getByRole("textbox", { name: "Follow-up message" });
+    fireEvent.change(box, { target: { value: "more" } });
+    expect(button("Send follow-up").disabled).toBe(true);
+    expect(button("Send follow-up").title).toBe("run run_1 is a replay: fork it");
+    cleanup();
+    setup({ ...baseRun, status: "completed", capabilities: ["fork", "follow_up"] }, completed, () => ({
+      status: "rejected", code: "invalid_state", message: "budget: max_steps 1 reached; the budgets count every turn of the run: follow up with higher limits",
+    }));
+    fireEvent.change(screen.getByRole("textbox", { name: "Follow-up message" }), { target: { value: "more" } });
+    fireEvent.click(button("Send follow-up"));
+    expect((await screen.findByRole("alert")).textContent).toContain("budget: max_steps 1 reached");
+  });
+
   it("goes by the capabilities, not by the status the stream shows", () => {
     // The stream says paused; the REST copy, not refetched yet, says running.
     const { events } = pausedAt({ kind: "model" }, []);

@@ -149,7 +149,7 @@ export function RunControls({ runId, live, send, busy }: Props) {
       {chooser}
       {confirmCancel && (
         <Dialog title="Cancel this run?" onClose={() => setConfirmCancel(false)} data-testid="cancel-dialog">
-          <p>The run stops for good: its current call is cancelled and it cannot be continued (it can still be forked).</p>
+          <p>The run stops: its current call is cancelled. You can still continue it later with a follow-up message, or fork it.</p>
           <div className="dialog-actions">
             <button type="button" data-autofocus onClick={() => setConfirmCancel(false)}>
               Keep it running

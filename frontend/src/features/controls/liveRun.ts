@@ -86,6 +86,7 @@ export const hint: Partial<Record<CommandType, string>> = {
   steer: "Add a message the model reads at its next call",
   retry: "Run the interrupted call again",
   skip: "Do not run the interrupted call again: the model is told its outcome is unknown",
+  follow_up: "Continue the run with this message, as a new turn; budgets count every turn",
 };
 
 // title is a control's tooltip: what it does, or why it cannot now.

@@ -6,9 +6,10 @@ import { StatusBadge } from "../../ui/StatusBadge";
 import { ForkButton } from "../controls/Fork";
 import { Highlight } from "./Highlight";
 import { StreamedText } from "./StreamedText";
+import { followUpLabel } from "../../store/turnFold";
 
 // userLabels names where a user message came from, by its node's label.
-const userLabels: Record<string, string> = { instructions: "Instructions", steer: "Steer" };
+const userLabels: Record<string, string> = { instructions: "Instructions", steer: "Steer", [followUpLabel]: "Follow-up" };
 
 type NodeProps = { runId: string; nodeId: string };
 
@@ -22,15 +23,20 @@ export function UserMessage({ text }: { text: string }) {
   );
 }
 
-// UserNodeMessage is a user node: the instructions, or a steer message sent
-// while the run went on, shown where it entered the conversation.
+// UserNodeMessage is a user node: the instructions, a steer message sent
+// while the run went on, or a follow-up that continued it after it ended,
+// shown where it entered the conversation.
 export const UserNodeMessage = memo(function UserNodeMessage({ runId, nodeId }: NodeProps) {
   const n = useApp((s) => s.stream.runs[runId]?.nodes[nodeId]);
   if (n?.kind !== "user") return null;
   if (n.answerTo) return <AnswerMessage runId={runId} nodeId={nodeId} answerTo={n.answerTo} text={n.text} />;
   const steer = n.label === "steer";
+  const followUp = n.label === followUpLabel;
   return (
-    <div className={`msg msg-user${steer ? " msg-steer" : ""}`} data-testid={steer ? "steer-message" : "user-message"}>
+    <div
+      className={`msg msg-user${steer ? " msg-steer" : ""}`}
+      data-testid={steer ? "steer-message" : followUp ? "follow-up-message" : "user-message"}
+    >
       <div className="msg-meta">
         <span>{userLabels[n.label] ?? (n.label || "User")}</span>
         <span className="spacer" />

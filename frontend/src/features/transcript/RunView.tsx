@@ -10,6 +10,7 @@ import { useLiveRun } from "../controls/useLiveRun";
 import { PausedBanner } from "../controls/PausedBanner";
 import { RunControls } from "../controls/RunControls";
 import { SteerBox } from "../controls/SteerBox";
+import { FollowUpBox } from "../controls/FollowUpBox";
 import { useCommand } from "../controls/useCommand";
 import { DecisionsFold } from "../audit/DecisionsFold";
 import { BrowserPanel } from "../browser/BrowserPanel";
@@ -25,7 +26,7 @@ import { ProjectBanner } from "./ProjectNotice";
 import { Transcript } from "./Transcript";
 
 // RunView is the selected run: its header (status, controls, the paused
-// banner, the steer box), its plan, its browser (once it used one), its
+// banner, the steer box, or the follow-up box once it ended), its plan, its browser (once it used one), its
 // live transcript and execution graph side by side (or the files it
 // changed), and the audit of its tool call decisions. Either pane can be
 // maximised: the header's controls and the inbox stay; Escape restores.
@@ -139,7 +140,12 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
       {!imported && <SandboxBanner runId={runId} />}
       {!imported && <ProjectBanner runId={runId} />}
       {!imported && <PausedBanner live={live} send={send} busy={busy} />}
-      {!imported && !terminalStatuses.has(live.status) && <SteerBox live={live} send={send} busy={busy} />}
+      {!imported &&
+        (terminalStatuses.has(live.status) ? (
+          <FollowUpBox runId={runId} live={live} send={send} busy={busy} />
+        ) : (
+          <SteerBox live={live} send={send} busy={busy} />
+        ))}
       {error && (
         <p className="form-error" role="alert">
           {error}
