@@ -94,7 +94,7 @@ func startRun(ws, instructions string) chromedp.Action[chromedp.Void] {
 			chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 			setField("Instructions", instructions),
 			setField("Workspace", ws),
-			chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+			clickStartRun(),
 			chromedp.WaitVisible(chromedp.CSS(`section[aria-label="Transcript"]`)),
 		)
 	}
@@ -120,7 +120,7 @@ func TestE2EApprovals(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 		setField("Instructions", "Write a.txt and b.txt"),
 		setField("Workspace", ws),
-		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+		clickStartRun(),
 		waitStatus("waiting"),
 		pollTrue(`document.querySelectorAll('[data-testid="approval-group"] [data-testid="approval-card"]').length === 2`),
 		pollTrue(`document.querySelector('[data-testid="approval-group"]')?.innerText.includes("2 parallel calls")`),
@@ -195,7 +195,7 @@ func TestE2EApprovals(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 		setField("Instructions", "Write c.txt again"),
 		setField("Workspace", ws),
-		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+		clickStartRun(),
 		waitStatus("completed"),
 		chromedp.WaitVisible(chromedp.Search(card("c.txt")+`[@data-status="succeeded"]`)),
 		pollTrue(`[...document.querySelectorAll('[data-testid="decision-row"]')].some(r => r.innerText.includes("grant"))`),

@@ -165,6 +165,17 @@ func setField(label, value string) chromedp.Action[chromedp.Void] {
 	}
 }
 
+// clickStartRun clicks the new-run form's Start run once it is enabled: it
+// is disabled until the agents have loaded, and a click then is lost.
+func clickStartRun() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		return chromedp.Void{}, chromedp.Do(ctx,
+			pollTrue(`[...document.querySelectorAll('button[type="submit"]')].some(b => b.textContent.trim() === "Start run" && !b.disabled)`),
+			chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"][not(@disabled)]`)),
+		)
+	}
+}
+
 // pollTrue waits until a JavaScript expression is true.
 func pollTrue(expr string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
@@ -185,7 +196,7 @@ func startRunInUI(t *testing.T, ctx context.Context, s *served, ws, instructions
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 		chromedp.SendKeys(chromedp.CSS(`textarea[aria-label="Instructions"]`), instructions),
 		setField("Workspace", ws),
-		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+		clickStartRun(),
 		chromedp.WaitVisible(chromedp.CSS(`section[aria-label="Transcript"]`)),
 	)
 	if err != nil {
@@ -215,7 +226,8 @@ func TestE2EDemoRunApproveWrite(t *testing.T) {
 	}
 	// The inbox and the run list follow the live stream too.
 	if err := chromedp.Do(ctx,
-		pollTrue(`document.querySelector('section[aria-label="Inbox"]')?.innerText.includes("write_file")`),
+		// On the run it waits in, the inbox is a line: the card is in the transcript.
+		pollTrue(`document.querySelector('[data-testid="inbox-here"]')?.innerText.includes("1 waiting in this run")`),
 		pollTrue(`document.querySelector('nav[aria-label="Runs"] button.run-item')?.innerText.includes("waiting")`),
 	); err != nil {
 		screenshot(t, ctx, "e2e-inbox-failed")

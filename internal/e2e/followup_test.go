@@ -35,7 +35,7 @@ func TestE2EFollowUp(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 		setField("Instructions", "Say hello"),
 		setField("Workspace", ws),
-		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+		clickStartRun(),
 		waitStatus("completed"),
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Follow-up message"]`)),
 		pollTrue(`!document.querySelector('textarea[aria-label="Steer message"]')`),

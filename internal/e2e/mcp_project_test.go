@@ -72,7 +72,7 @@ func TestE2EProjectServersApprovedExportedAndReplayed(t *testing.T) {
 		clickStillXPath(`//button[normalize-space()="Approve this .mcp.json"]`),
 		pollTrue(fmt.Sprintf(`document.querySelector(%q).innerText.includes("Project servers (approved): proj")`, review)),
 		chromedp.SendKeys(chromedp.CSS(`textarea[aria-label="Instructions"]`), "echo through the project's server"),
-		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+		clickStartRun(),
 		chromedp.WaitVisible(chromedp.CSS(`section[aria-label="Transcript"]`)),
 		waitStatus("waiting"),
 		pollTrue(`document.querySelector('[data-testid="project-banner"]')?.innerText.includes("Project MCP servers offered: proj") === true`),

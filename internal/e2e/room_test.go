@@ -65,7 +65,7 @@ func TestE2ERunViewRoom(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 		setField("Instructions", "Fix the rounding in src/calc.py"),
 		setField("Workspace", ws),
-		chromedp.Click(chromedp.Search(`//button[normalize-space()="Start run"]`)),
+		clickStartRun(),
 		waitStatus("waiting"),
 		pollTrue(`document.querySelectorAll('section[aria-label="Transcript"] [data-testid="approval-card"]').length === 2`),
 		// The edit's card shows the diff at the file's true line, with context.
