@@ -1,5 +1,5 @@
 // Package cli is Steward's command line: the desktop window, `serve`,
-// `run`, `mcp`, `export`, `import`, `replay` and `doctor`, each parsing its flags
+// `run`, `runs`, `agents`, `mcp`, `export`, `import`, `replay` and `doctor`, each parsing its flags
 // and driving the services the composition root (main.go) built.
 package cli
 
@@ -35,6 +35,8 @@ Usage:
   steward run [flags] TEXT     run an agent in this terminal
   steward run --continue RUN TEXT
                                continue a run that ended with a message: a new turn of the same run
+  steward runs [--status S]    list this machine's runs, newest first
+  steward agents               list the agents a run can use
   steward mcp                  serve Steward's tools to an MCP client over stdio (Claude Code, Codex, Claude Desktop)
   steward export RUN -o FILE   export a run (--format steward, html, otlp, video)
   steward import FILE          import a recording as a read-only run
@@ -49,7 +51,12 @@ Environment:
   STEWARD_TOKEN     API token (default: generated once, kept in the data directory)
   OPENAI_API_KEY    use OpenAI (or a compatible server) for agents set to auto
   OPENAI_BASE_URL   an OpenAI-compatible server: Ollama, llama.cpp, vLLM, LM Studio, OpenRouter
-  STEWARD_MODEL     the model to ask for (default gpt-4o-mini)
+  STEWARD_MODEL     the model to ask for (default gpt-4o-mini); OPENAI_MODEL too
+  ANTHROPIC_API_KEY   use Anthropic for agents set to auto (or to anthropic)
+  ANTHROPIC_BASE_URL  an Anthropic-compatible server
+  ANTHROPIC_MODEL     the Anthropic model to ask for
+  STEWARD_CHROMIUM  the Chromium the browser tools start (default: found on PATH)
+  NO_COLOR          print without colours
 `
 
 // Main runs the command line args (without the program's name) and
@@ -72,6 +79,16 @@ func (p *Program) Main(args []string, getenv func(string) string, stdin io.Reade
 	case "run":
 		var code int
 		code, err = p.runCmd(args, getenv, stdin, stdout, stderr)
+		if err == nil {
+			return code
+		}
+	case "runs", "agents":
+		list := p.runsCmd
+		if cmd == "agents" {
+			list = p.agentsCmd
+		}
+		var code int
+		code, err = list(args, getenv, stdout, stderr)
 		if err == nil {
 			return code
 		}

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
 	"steward/backend/agent"
 	"steward/backend/console"
 	"steward/backend/event"
+	"steward/backend/policy"
 	"steward/backend/run"
 	"steward/backend/store"
 )
@@ -29,9 +31,10 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 	breakBefore := fl.String("break-before", "", "comma-separated tool names to pause before, like breakpoints")
 	maxSteps := fl.Int("max-steps", 0, "budget of model calls for this run (default: the agent's); reaching it pauses the run")
 	maxCost := fl.Float64("max-cost-usd", 0, "budget in US dollars for this run (default: the agent's); reaching it pauses the run")
+	mode := fl.String("mode", "", "permission mode for this run, instead of the agent's: "+strings.Join(policy.Modes, ", "))
 	cont := fl.String("continue", "", "RUN: continue that run, which ended, with the message as a new turn (a follow-up); budgets count every turn")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--unattended] [--break-before TOOLS] \"instructions\"\n"+
+		fmt.Fprint(stderr, "Usage: steward run [--agent NAME] [--workspace DIR] [--mode MODE] [--unattended] [--break-before TOOLS] \"instructions\"\n"+
 			"       steward run --continue RUN [--max-steps N] [--max-cost-usd USD] \"message\"\n\n"+
 			"Run an agent in this terminal. Approvals are asked here: y approves, n denies (with an optional reason).\n"+
 			"Ctrl-C pauses the run; then continue, step, steer or cancel it here. A second Ctrl-C cancels.\n"+
@@ -50,11 +53,15 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 		fl.Usage()
 		return 2, nil
 	}
+	if *mode != "" && !slices.Contains(policy.Modes, *mode) {
+		fmt.Fprintf(stderr, "steward: --mode %q is not one of %s\n", *mode, strings.Join(policy.Modes, ", "))
+		return 2, nil
+	}
 	if *cont != "" {
 		// The run keeps what it was started with: these would not apply.
 		var clash []string
 		fl.Visit(func(f *flag.Flag) {
-			if f.Name == "agent" || f.Name == "workspace" || f.Name == "unattended" || f.Name == "break-before" {
+			if f.Name == "agent" || f.Name == "workspace" || f.Name == "unattended" || f.Name == "break-before" || f.Name == "mode" {
 				clash = append(clash, "--"+f.Name)
 			}
 		})
@@ -92,7 +99,7 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 			}
 		}
 		if r, err = s.Runs.Start(ctx, run.StartParams{Agent: a, Instructions: instructions, Workspace: *ws, Unattended: *unattended,
-			BreakBefore: breaks, Limits: limits}); err != nil {
+			BreakBefore: breaks, Limits: limits, Mode: *mode}); err != nil {
 			return 1, err
 		}
 	}

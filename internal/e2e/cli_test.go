@@ -126,6 +126,14 @@ func TestCLIUsageAndBadInput(t *testing.T) {
 		{[]string{"run", "--workspace", "/does/not/exist", "hi"}, 1, "/does/not/exist"},
 		{[]string{"serve", "--addr", "0.0.0.0:0"}, 1, "--expose"},
 		{[]string{"serve", "--addr", "nonsense"}, 1, "nonsense"},
+		{[]string{"help"}, 0, "ANTHROPIC_API_KEY"},
+		{[]string{"run", "--mode", "yolo", "hi"}, 2, `--mode "yolo" is not one of ask, edits, plan, auto`},
+		{[]string{"run", "--continue", "run_x", "--mode", "auto", "hi"}, 2, "drop --mode"},
+		{[]string{"runs", "--status", "done"}, 2, `status "done" is not one of queued, running`},
+		{[]string{"runs", "--limit", "0"}, 2, "--limit 0 is not between 1 and 1000"},
+		{[]string{"runs"}, 0, "No runs."},
+		{[]string{"agents"}, 0, "default"},
+		{[]string{"agents", "extra"}, 2, `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -253,5 +261,34 @@ func TestCLIDoctor(t *testing.T) {
 	out, code = stewardCmd(t, "", []string{"STEWARD_HOME=" + open}, "doctor")
 	if code != 1 || !strings.Contains(out, "fail  data directory  open to other users of this machine: "+open+" (0755)") {
 		t.Errorf("exit %d with a data directory open to all:\n%s", code, out)
+	}
+}
+
+// steward runs lists the runs newest first, one a line, with their status,
+// agent, age and instructions; --mode runs with another permission mode.
+func TestCLIRunsAndMode(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	// In plan mode only the read tools are offered: the demo's write does
+	// not happen, and nothing asks.
+	out, code := stewardCmdIn(t, home, "", nil, "run", "--workspace", ws, "--mode", "plan", "note \x1b[31mred\x1b[0m")
+	if code != 0 {
+		t.Fatalf("plan mode: exit %d; output:\n%s", code, out)
+	}
+	if strings.Contains(out, "approve?") {
+		t.Errorf("a plan-mode run asked to approve:\n%s", out)
+	}
+	out, code = stewardCmdIn(t, home, "", nil, "runs")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "RUN") || !strings.Contains(lines[1], "completed") ||
+		!strings.Contains(lines[1], "default") || !strings.Contains(lines[1], "just now") || !strings.Contains(lines[1], "note") {
+		t.Fatalf("steward runs: exit %d:\n%s", code, out)
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("the instructions' escape reached the terminal: %q", out)
+	}
+	out, _ = stewardCmdIn(t, home, "", nil, "runs", "--status", "failed")
+	if strings.TrimSpace(out) != "No runs." {
+		t.Errorf("runs --status failed:\n%s", out)
 	}
 }
