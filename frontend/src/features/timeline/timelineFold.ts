@@ -1,0 +1,313 @@
+// The timeline of a run, as pure functions over the reducer's state: every
+// node as a bar on one time axis, cut into what it spent its time on (the
+// model answering, a tool running, a person being asked), the spans the
+// run was paused, and where the run's time went in all.
+//
+// No clock here: the caller says what time it is. A node still open ends
+// at that time, so a live view passes the clock and its bars grow; a run
+// that ended is drawn to its end whatever the clock says, and a replay
+// (no clock) is drawn to the last thing it knows.
+
+import type { NodeKind, NodeStatus } from "../../api/types";
+import type { RunTranscript, TranscriptNode } from "../../store/reducer";
+import { terminalStatuses } from "../../store/status";
+import { turnsOf } from "../graph/fold";
+import { graphFromTranscript } from "../graph/layout";
+
+// SpanKind is what a stretch of time was spent on.
+export type SpanKind = "model" | "tool" | "waiting" | "paused";
+
+// Share is a part of the run's time in its totals: a span kind, or other
+// (the engine between calls, a queued run).
+export type Share = SpanKind | "other";
+
+// A stretch of time, in Unix milliseconds; open: it has not ended yet, and
+// to is the time the timeline was drawn at.
+export type Segment = { kind: SpanKind; from: number; to: number; open: boolean };
+
+// Bar is one node's row.
+export type Bar = {
+  id: string;
+  kind: NodeKind;
+  status: NodeStatus;
+  // What the row says: the tool's name or the node's label, and for a
+  // tool call its key argument (the path, the command line, the host).
+  label: string;
+  detail?: string;
+  from: number;
+  to: number;
+  open: boolean;
+  // What the node spent its time on, in order; none for a node that takes
+  // no time (a person's message) or stands for the whole run (the agent).
+  segments: Segment[];
+  // Time spent waiting on a person, within the bar.
+  waitingMs: number;
+  costUsd?: number;
+  // 1 for a tool call of a model turn (drawn under its model call), else 0.
+  depth: number;
+};
+
+export type Totals = { spanMs: number; ms: Record<Share, number> };
+
+export type Timeline = {
+  start: number;
+  end: number;
+  bars: Bar[];
+  // The spans the run was paused, in order.
+  paused: Segment[];
+  totals: Totals;
+  costUsd: number;
+  // Something in it still grows with the clock.
+  live: boolean;
+};
+
+// When two kinds of time overlap (a call waits on a person while another
+// runs; a pending call's bar spans a pause), the totals count the instant
+// once, for the first of these: a person being asked holds the run more
+// than anything else does, and nothing runs while the run is paused.
+export const shareOrder: readonly Share[] = ["waiting", "paused", "tool", "model", "other"];
+
+// shareNames say each share in a sentence: "model 62%, tools 20%, waiting for you 18%".
+export const shareNames: Record<Share, string> = {
+  model: "model",
+  tool: "tools",
+  waiting: "waiting for you",
+  paused: "paused",
+  other: "other",
+};
+
+const noTotals = (): Totals => ({ spanMs: 0, ms: { waiting: 0, paused: 0, tool: 0, model: 0, other: 0 } });
+
+// timelineOf is the timeline of a run at time now (Unix ms); now undefined:
+// at the last time the run's state knows of.
+export function timelineOf(t: RunTranscript | undefined, now?: number): Timeline {
+  const empty: Timeline = { start: 0, end: 0, bars: [], paused: [], totals: noTotals(), costUsd: 0, live: false };
+  if (!t) return empty;
+  const span = spanOf(t, now);
+  if (!span) return empty;
+  const { start, end, ended } = span;
+
+  const inTurn = new Set<string>();
+  for (const tools of turnsOf(graphFromTranscript(t).nodes).values()) for (const id of tools) inTurn.add(id);
+
+  const bars: Bar[] = [];
+  let costUsd = 0;
+  for (const id of t.nodeOrder) {
+    const n = t.nodes[id];
+    if (!n) continue;
+    const b = barOf(n, end, inTurn.has(id));
+    bars.push(b);
+    costUsd += b.costUsd ?? 0;
+  }
+  const paused = pausedSpans(t, end);
+  // A run that has not ended grows with the clock, if there is one.
+  const live = !ended && now !== undefined;
+  return { start, end, bars, paused, totals: totalsOf(bars, paused, start, end), costUsd, live };
+}
+
+// spanOf is when the run's timeline starts and ends: from its first
+// status or node to its terminal status (or the last thing it knows, if
+// later), else to now.
+function spanOf(t: RunTranscript, now: number | undefined): { start: number; end: number; ended: boolean } | undefined {
+  let start = Infinity;
+  let last = -Infinity;
+  for (const s of t.statusLog) {
+    start = Math.min(start, s.ts);
+    last = Math.max(last, s.ts);
+  }
+  for (const id of t.nodeOrder) {
+    const n = t.nodes[id];
+    if (!n) continue;
+    start = Math.min(start, n.startedAt);
+    last = Math.max(last, n.startedAt, n.finishedAt ?? -Infinity);
+    if (n.kind === "tool") last = Math.max(last, ...waitEnds(n));
+  }
+  if (start === Infinity) return undefined;
+  const ended = t.status !== undefined && terminalStatuses.has(t.status);
+  // A clock behind the log (another machine's, a skewed one) never draws
+  // a bar shorter than what was recorded.
+  const end = ended || now === undefined ? last : Math.max(now, last);
+  return { start, end, ended };
+}
+
+// waitEnds are the recorded times a tool call's waits on a person ended.
+function waitEnds(n: TranscriptNode & { kind: "tool" }): number[] {
+  const out: number[] = [];
+  if (n.approval) out.push(n.approval.requestedAt, n.approval.decidedAt ?? -Infinity);
+  for (const x of n.elicitations ?? []) out.push(x.ts, x.decidedAt ?? -Infinity);
+  return out;
+}
+
+// Bars of finished nodes do not change: they are kept with their node
+// (immutable in the reducer's state), so a row drawn from one need not
+// render again as the clock moves.
+const closedBars = new WeakMap<TranscriptNode, Bar>();
+
+function barOf(n: TranscriptNode, end: number, inTurn: boolean): Bar {
+  const closed = n.finishedAt !== undefined;
+  if (closed) {
+    const held = closedBars.get(n);
+    if (held && held.depth === (inTurn ? 1 : 0)) return held;
+  }
+  const from = n.startedAt;
+  const to = Math.max(from, n.finishedAt ?? end);
+  const open = !closed;
+  let segments: Segment[] = [];
+  let waitingMs = 0;
+  let label = n.label;
+  let detail: string | undefined;
+  let costUsd: number | undefined;
+  switch (n.kind) {
+    case "llm":
+      segments = [{ kind: "model", from, to, open }];
+      costUsd = n.costUsd;
+      break;
+    case "tool": {
+      label = n.tool || n.label;
+      detail = keyArgument(n.arguments);
+      const waits = waitsOf(n, to);
+      segments = carve(from, to, open, waits);
+      for (const w of segments) if (w.kind === "waiting") waitingMs += w.to - w.from;
+      break;
+    }
+    // A person's message takes no time; the agent's bar is the whole run.
+  }
+  const b: Bar = { id: n.id, kind: n.kind, status: n.status, label, detail, from, to, open, segments, waitingMs, costUsd, depth: inTurn ? 1 : 0 };
+  if (closed) closedBars.set(n, b);
+  return b;
+}
+
+// waitsOf are the spans a tool call waited on a person: its approval (or
+// question) and its MCP server's elicitations, clipped to the call's bar
+// (an unanswered one ends where the bar does).
+function waitsOf(n: TranscriptNode & { kind: "tool" }, to: number): { from: number; to: number; open: boolean }[] {
+  const out: { from: number; to: number; open: boolean }[] = [];
+  const add = (from: number, until: number | undefined) => out.push({ from, to: Math.min(until ?? to, to), open: until === undefined });
+  if (n.approval) add(n.approval.requestedAt, n.approval.decidedAt);
+  for (const x of n.elicitations ?? []) add(x.ts, x.state === "pending" ? undefined : (x.decidedAt ?? x.ts));
+  return out.filter((w) => w.to > w.from).sort((a, b) => a.from - b.from);
+}
+
+// carve cuts a tool call's bar into running and waiting, in order.
+function carve(from: number, to: number, open: boolean, waits: { from: number; to: number; open: boolean }[]): Segment[] {
+  const out: Segment[] = [];
+  let at = from;
+  for (const w of waits) {
+    const a = Math.max(w.from, at);
+    if (w.to <= a) continue;
+    if (a > at) out.push({ kind: "tool", from: at, to: a, open: false });
+    out.push({ kind: "waiting", from: a, to: w.to, open: open && w.open });
+    at = w.to;
+  }
+  if (to > at || out.length === 0) out.push({ kind: "tool", from: at, to, open });
+  return out;
+}
+
+// pausedSpans are the spans from a run.status of paused to the next
+// status that is not; the last may end at end, still open.
+function pausedSpans(t: RunTranscript, end: number): Segment[] {
+  const out: Segment[] = [];
+  let since: number | undefined;
+  for (const s of t.statusLog) {
+    if (s.status === "paused") since ??= s.ts;
+    else if (since !== undefined) {
+      out.push({ kind: "paused", from: since, to: s.ts, open: false });
+      since = undefined;
+    }
+  }
+  if (since !== undefined) out.push({ kind: "paused", from: since, to: Math.max(since, end), open: true });
+  return out;
+}
+
+// totalsOf is where the time from start to end went: each instant counted
+// once, for the first share in shareOrder that holds it; other for an
+// instant nothing holds.
+export function totalsOf(bars: readonly Bar[], paused: readonly Segment[], start: number, end: number): Totals {
+  const totals = noTotals();
+  totals.spanMs = Math.max(0, end - start);
+  const rank = new Map(shareOrder.map((s, i) => [s, i]));
+  // A sweep over the segments' ends: +1 where one opens, -1 where it closes.
+  const points: { at: number; rank: number; d: 1 | -1 }[] = [];
+  const add = (s: Segment) => {
+    const from = Math.max(s.from, start);
+    const to = Math.min(s.to, end);
+    if (to <= from) return;
+    const r = rank.get(s.kind)!;
+    points.push({ at: from, rank: r, d: 1 }, { at: to, rank: r, d: -1 });
+  };
+  for (const b of bars) for (const s of b.segments) add(s);
+  for (const s of paused) add(s);
+  points.sort((a, b) => a.at - b.at);
+  const open = new Array<number>(shareOrder.length).fill(0);
+  let at = start;
+  for (const p of points) {
+    if (p.at > at) {
+      const held = open.findIndex((c) => c > 0);
+      totals.ms[held < 0 ? "other" : shareOrder[held]!] += p.at - at;
+      at = p.at;
+    }
+    open[p.rank]! += p.d;
+  }
+  if (end > at) totals.ms.other += end - at;
+  return totals;
+}
+
+// The order the totals are told in: the run's own work first.
+const tellOrder: readonly Share[] = ["model", "tool", "waiting", "paused", "other"];
+
+// percentages are the totals' shares in whole percent, summing to 100 (the
+// largest remainders are rounded up), in the order they are told; a share
+// of no time is left out.
+export function percentages(t: Totals): { share: Share; ms: number; percent: number }[] {
+  if (t.spanMs <= 0) return [];
+  const rows = tellOrder
+    .filter((s) => t.ms[s] > 0)
+    .map((s) => {
+      const exact = (t.ms[s] / t.spanMs) * 100;
+      return { share: s, ms: t.ms[s], percent: Math.floor(exact), rest: exact - Math.floor(exact) };
+    });
+  let missing = 100 - rows.reduce((sum, r) => sum + r.percent, 0);
+  for (const r of [...rows].sort((a, b) => b.rest - a.rest)) {
+    if (missing <= 0) break;
+    r.percent++;
+    missing--;
+  }
+  return rows.map(({ share, ms, percent }) => ({ share, ms, percent }));
+}
+
+// totalsText says the totals in a line: "model 62%, tools 20%, waiting for
+// you 18%"; a share under half a percent reads "<1%".
+export function totalsText(t: Totals): string {
+  return percentages(t)
+    .map((p) => `${shareNames[p.share]} ${p.percent === 0 ? "<1" : p.percent}%`)
+    .join(", ");
+}
+
+// Longer key arguments are cut: a row has one line for them.
+const maxDetail = 80;
+
+// keyArgument is what a tool call's row names it by, as the policy's rules
+// match a call (backend/policy KeyArgument): its command line, the host of
+// its url, or its path; else its first short string argument. The
+// arguments are the model's: read as data, shown as text, cut to a line.
+export function keyArgument(args: unknown): string | undefined {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return undefined;
+  const a = args as Record<string, unknown>;
+  let v: string | undefined;
+  if (typeof a["command"] === "string") v = a["command"];
+  else if (typeof a["url"] === "string") v = hostOf(a["url"]);
+  else if (typeof a["path"] === "string") v = a["path"] || ".";
+  else v = Object.values(a).find((x): x is string => typeof x === "string" && x.trim() !== "");
+  if (v === undefined) return undefined;
+  const line = v.replace(/\s+/g, " ").trim();
+  if (line === "") return undefined;
+  return line.length > maxDetail ? `${line.slice(0, maxDetail - 1)}…` : line;
+}
+
+function hostOf(u: string): string {
+  try {
+    return new URL(u.trim()).hostname || u;
+  } catch {
+    return u;
+  }
+}
