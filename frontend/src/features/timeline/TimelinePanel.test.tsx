@@ -78,7 +78,7 @@ describe("TimelinePanel", () => {
     expect(bar("w").querySelector(".tl-bar.open")).toBeTruthy();
     // The finished call is placed in CSS from the run's span: it is not drawn again.
     expect(bar("m1").querySelector<HTMLElement>(".tl-bar")!.style.getPropertyValue("--len")).toBe("2000");
-    expect(screen.getByTestId("timeline").querySelector<HTMLElement>(".tl-body")!.style.getPropertyValue("--span")).toBe("5000");
+    expect(screen.getByTestId("timeline-pane").querySelector<HTMLElement>(".tl-body")!.style.getPropertyValue("--span")).toBe("5000");
 
     act(() =>
       store.getState().applyEvents(events(run.id, [
@@ -129,7 +129,7 @@ describe("TimelinePanel", () => {
 
   it("says so when the run has no node yet", () => {
     setup([]);
-    expect(screen.getByTestId("timeline").textContent).toContain("No nodes yet");
+    expect(screen.getByTestId("timeline-pane").textContent).toContain("No nodes yet");
   });
 });
 
@@ -137,19 +137,19 @@ describe("the Timeline tab", () => {
   it("shows the timeline beside Transcript, Graph and Both, by a click or by w", () => {
     vi.useFakeTimers({ now: T0 + 3000 });
     const { store } = setup(waiting, "run");
-    expect(screen.queryByTestId("timeline")).toBeNull();
+    expect(screen.queryByTestId("timeline-pane")).toBeNull();
     const tab = screen.getByRole("button", { name: "Timeline" });
     expect(tab.getAttribute("title")).toBe("Timeline (w)");
     fireEvent.click(tab);
     expect(store.getState().runView.pane).toBe("timeline");
     expect(tab.getAttribute("aria-pressed")).toBe("true");
-    expect(screen.getByTestId("timeline")).toBeTruthy();
+    expect(screen.getByTestId("timeline-pane")).toBeTruthy();
     expect(screen.queryByRole("region", { name: "Transcript" })).toBeNull();
 
     fireEvent.keyDown(window, { key: "t" });
-    expect(screen.queryByTestId("timeline")).toBeNull();
+    expect(screen.queryByTestId("timeline-pane")).toBeNull();
     fireEvent.keyDown(window, { key: "w" });
-    expect(screen.getByTestId("timeline")).toBeTruthy();
+    expect(screen.getByTestId("timeline-pane")).toBeTruthy();
     // Kept as the person's layout, as the others are.
     expect(localStorage.getItem("steward.runPanes")).toBe("timeline");
   });

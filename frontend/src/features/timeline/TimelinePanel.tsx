@@ -5,14 +5,12 @@ import { useApp } from "../../store/context";
 import { duration } from "../../ui/format";
 import { VirtualList, type VirtualListHandle } from "../../ui/VirtualList";
 import { NodeDetailPanel } from "../graph/NodeDetail";
-import { percentages, shareNames, totalsText, type Segment, type Timeline } from "./timelineFold";
+import { axisTicks, percentages, shareNames, tickText, totalsText, type Segment, type Timeline } from "./timelineFold";
 import { TimelineRow } from "./TimelineRow";
 import { useTimeline } from "./useTimeline";
 
 // Every row is one line: the list's estimate is its height.
 const rowHeight = 26;
-// The axis is marked at these parts of the run's length.
-const ticks = [0, 0.25, 0.5, 0.75, 1];
 
 // TimelinePanel is a run's waterfall: every node as a bar on one time axis,
 // coloured by what it spent its time on (the model answering, a tool
@@ -75,7 +73,7 @@ export function TimelinePanel({ runId, replay = false }: { runId: string; replay
 
   const span = Math.max(1, tl.end - tl.start);
   return (
-    <section aria-label="Timeline" className="timeline-pane pane" data-testid="timeline">
+    <section aria-label="Timeline" className="timeline-pane pane" data-testid="timeline-pane">
       <div className="pane-head">
         <h2 className="pane-title">Timeline</h2>
         <Totals tl={tl} />
@@ -135,16 +133,17 @@ function Totals({ tl }: { tl: Timeline }) {
   );
 }
 
-// Axis marks the run's length at its quarters, from its start.
+// Axis marks the run's time from its start, in round steps.
 function Axis({ tl }: { tl: Timeline }) {
-  const span = tl.end - tl.start;
+  const span = Math.max(1, tl.end - tl.start);
   return (
     <div className="tl-axis" aria-hidden="true">
       <span className="tl-name" />
       <span className="tl-track">
-        {ticks.map((f) => (
-          <span key={f} className="tl-tick" style={{ left: `${f * 100}%` }}>
-            {duration(Math.round(f * span))}
+        {/* A mark at the very end would be cut off by the pane's edge. */}
+        {axisTicks(span).filter((at) => at / span <= 0.95).map((at) => (
+          <span key={at} className="tl-tick" style={{ left: `${(at / span) * 100}%` }}>
+            {tickText(at)}
           </span>
         ))}
       </span>

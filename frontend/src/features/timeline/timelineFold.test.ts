@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Event, EventType } from "../../api/types";
 import { emptyTranscript, reduceRunBatch, type RunTranscript } from "../../store/reducer";
 import { bigRunEvents } from "../../test/bigRun";
-import { keyArgument, percentages, timelineOf, totalsText } from "./timelineFold";
+import { axisTicks, keyArgument, percentages, tickText, timelineOf, totalsText } from "./timelineFold";
 
 const runId = "run_t";
 
@@ -179,6 +179,21 @@ describe("keyArgument", () => {
     expect(long).toHaveLength(80);
     expect(long.endsWith("…")).toBe(true);
     expect(long).not.toContain("\n");
+  });
+});
+
+describe("the axis", () => {
+  it("is marked in round steps, no more than five past 0", () => {
+    expect(axisTicks(2000)).toEqual([0, 500, 1000, 1500, 2000]);
+    expect(axisTicks(3700)).toEqual([0, 1000, 2000, 3000]);
+    expect(axisTicks(45 * 60_000)).toEqual([0, 600_000, 1_200_000, 1_800_000, 2_400_000]);
+    expect(axisTicks(7)).toEqual([0, 2, 4, 6]);
+    expect(axisTicks(0)).toEqual([0]);
+    expect(axisTicks(100 * 86_400_000)).toHaveLength(6); // every 20 days
+  });
+
+  it("says its marks in milliseconds, seconds, minutes or hours", () => {
+    expect([0, 500, 1000, 1500, 15_000, 150_000, 3_900_000].map(tickText)).toEqual(["0 ms", "500 ms", "1 s", "1.5 s", "15 s", "2:30", "1:05:00"]);
   });
 });
 

@@ -339,3 +339,36 @@ function hostOf(u: string): string {
     return u;
   }
 }
+
+// Steps an axis is marked in: round numbers of milliseconds, seconds,
+// minutes and hours.
+const second = 1000;
+const minute = 60 * second;
+const hour = 60 * minute;
+const axisSteps = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500,
+  second, 2 * second, 5 * second, 10 * second, 15 * second, 30 * second,
+  minute, 2 * minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute,
+  hour, 2 * hour, 3 * hour, 6 * hour, 12 * hour, 24 * hour,
+];
+
+// axisTicks are the marks of an axis over span ms, from 0 in the first
+// round step that needs no more than most marks past 0.
+export function axisTicks(span: number, most = 5): number[] {
+  if (!(span > 0)) return [0];
+  const step = axisSteps.find((s) => span / s <= most) ?? Math.ceil(span / most / (24 * hour)) * 24 * hour;
+  const out: number[] = [];
+  for (let at = 0; at <= span; at += step) out.push(at);
+  return out;
+}
+
+// tickText says a mark of the axis: "500 ms", "1.5 s", "2:30" (minutes and
+// seconds), "1:05:00" (hours).
+export function tickText(ms: number): string {
+  if (ms < second) return `${ms} ms`;
+  if (ms < minute) return `${Number((ms / second).toFixed(1))} s`;
+  const s = Math.round(ms / second);
+  const two = (n: number) => String(n).padStart(2, "0");
+  if (ms < hour) return `${Math.floor(s / 60)}:${two(s % 60)}`;
+  return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+}
