@@ -40,7 +40,7 @@ const waiting = events(run.id, [
   [2500, "run.status", undefined, { status: "waiting" }],
 ]);
 
-function setup(evs: Event[], ui: "timeline" | "run" = "timeline", runId = run.id): { store: AppStore } {
+function setup(evs: Event[], ui: "timeline" | "replay" | "run" = "timeline", runId = run.id): { store: AppStore } {
   const store = createAppStore({ runs: [{ ...run, id: runId, last_seq: evs.length }], selectedRunId: runId });
   store.getState().applyEvents(evs);
   const notFound = async () => new Response(JSON.stringify({ error: { code: "not_found", message: "no" } }), { status: 404 });
@@ -50,7 +50,8 @@ function setup(evs: Event[], ui: "timeline" | "run" = "timeline", runId = run.id
     refreshLists: vi.fn(async () => {}),
     refreshRun: vi.fn(async () => {}),
   };
-  render(<ServicesProvider value={services}>{ui === "timeline" ? <TimelinePanel runId={runId} /> : <RunView />}</ServicesProvider>);
+  const view = ui === "run" ? <RunView /> : <TimelinePanel runId={runId} replay={ui === "replay"} />;
+  render(<ServicesProvider value={services}>{view}</ServicesProvider>);
   return { store };
 }
 
@@ -90,6 +91,15 @@ describe("TimelinePanel", () => {
     );
     expect(vi.getTimerCount()).toBe(0);
     expect(bar("w").getAttribute("aria-label")).toBe("tool call write_file notes/a.txt: 3.5 s, waited 3.0 s for you, denied");
+    expect(screen.getByTestId("timeline-totals").textContent).not.toContain("so far");
+  });
+
+  it("runs no clock in a replay: it is drawn to the last thing its log knows", () => {
+    vi.useFakeTimers({ now: T0 + 60_000 });
+    setup(waiting, "replay");
+    expect(vi.getTimerCount()).toBe(0);
+    // The approval was asked at the log's last event: no wait yet.
+    expect(bar("w").getAttribute("aria-label")).toBe("tool call write_file notes/a.txt: 500 ms so far, waiting");
     expect(screen.getByTestId("timeline-totals").textContent).not.toContain("so far");
   });
 
