@@ -2,10 +2,9 @@ import "../graph/graph.css"; // the node details' look, shared with the graph
 import "./timeline.css";
 import { useCallback, useEffect, useRef, type CSSProperties, type KeyboardEvent } from "react";
 import { useApp } from "../../store/context";
-import { duration } from "../../ui/format";
 import { VirtualList, type VirtualListHandle } from "../../ui/VirtualList";
 import { NodeDetailPanel } from "../graph/NodeDetail";
-import { axisTicks, percentages, shareNames, tickText, totalsText, type Segment, type Timeline } from "./timelineFold";
+import { axisTicks, percentages, shareNames, spanText, tickText, totalsText, type Segment, type Timeline } from "./timelineFold";
 import { TimelineRow } from "./TimelineRow";
 import { useTimeline } from "./useTimeline";
 
@@ -51,25 +50,23 @@ export function TimelinePanel({ runId, replay = false }: { runId: string; replay
   const estimate = useCallback(() => rowHeight, []);
 
   // Up and down move between rows, as in a list; a row out of the window is
-  // scrolled in first.
-  const onKeyDown = useCallback(
-    (e: KeyboardEvent<HTMLButtonElement>) => {
-      if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
-      const row = e.currentTarget.closest<HTMLElement>("[data-index]");
-      if (!row) return;
-      const to = Number(row.dataset["index"]) + (e.key === "ArrowDown" ? 1 : -1);
-      if (to < 0 || to >= bars.length) return;
-      e.preventDefault();
-      const box = row.parentElement;
-      const focus = () => box?.querySelector<HTMLElement>(`[data-index="${to}"] button`)?.focus();
-      if (box?.querySelector(`[data-index="${to}"]`)) focus();
-      else {
-        list.current?.scrollToIndex(to);
-        requestAnimationFrame(focus);
-      }
-    },
-    [bars.length],
-  );
+  // scrolled in first. The same function for every row and render: a row
+  // renders again only when its bar or its selection changed.
+  const onKeyDown = useCallback((e: KeyboardEvent<HTMLButtonElement>) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const row = e.currentTarget.closest<HTMLElement>("[data-index]");
+    if (!row) return;
+    const to = Number(row.dataset["index"]) + (e.key === "ArrowDown" ? 1 : -1);
+    if (to < 0 || to >= latest.current.length) return;
+    e.preventDefault();
+    const box = row.parentElement;
+    const focus = () => box?.querySelector<HTMLElement>(`[data-index="${to}"] button`)?.focus();
+    if (box?.querySelector(`[data-index="${to}"]`)) focus();
+    else {
+      list.current?.scrollToIndex(to);
+      requestAnimationFrame(focus);
+    }
+  }, []);
 
   const span = Math.max(1, tl.end - tl.start);
   return (
@@ -113,7 +110,7 @@ function Totals({ tl }: { tl: Timeline }) {
     <div className="tl-totals" data-testid="timeline-totals" aria-label={`Where the time went: ${totalsText(tl.totals)}`}>
       <span className="tl-shares" aria-hidden="true">
         {shares.map((s) => (
-          <span key={s.share} className={`tl-share tl-seg-${s.share}`} style={{ flexGrow: s.ms }} title={`${shareNames[s.share]}: ${duration(s.ms)}`} />
+          <span key={s.share} className={`tl-share tl-seg-${s.share}`} style={{ flexGrow: s.ms }} title={`${shareNames[s.share]}: ${spanText(s.ms)}`} />
         ))}
       </span>
       <span className="tl-legend" aria-hidden="true">
@@ -125,7 +122,7 @@ function Totals({ tl }: { tl: Timeline }) {
         ))}
       </span>
       <span className="tl-sum muted">
-        {duration(tl.totals.spanMs)}
+        {spanText(tl.totals.spanMs)}
         {tl.live ? " so far" : ""}
         {tl.costUsd > 0 ? ` · $${tl.costUsd.toFixed(4)}` : ""}
       </span>

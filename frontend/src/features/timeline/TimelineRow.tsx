@@ -1,6 +1,5 @@
 import { memo, type CSSProperties, type KeyboardEvent } from "react";
-import { duration } from "../../ui/format";
-import type { Bar } from "./timelineFold";
+import { spanText, type Bar } from "./timelineFold";
 
 type Props = {
   bar: Bar;
@@ -19,6 +18,7 @@ type Props = {
 export const TimelineRow = memo(function TimelineRow({ bar, start, selected, onSelect, onKeyDown }: Props) {
   const len = bar.to - bar.from;
   const place = { "--from": bar.from - start, "--len": len } as CSSProperties;
+  const label = barLabel(bar);
   return (
     <button
       type="button"
@@ -26,8 +26,8 @@ export const TimelineRow = memo(function TimelineRow({ bar, start, selected, onS
       data-node-id={bar.id}
       data-testid="timeline-bar"
       aria-pressed={selected}
-      aria-label={barLabel(bar)}
-      title={barLabel(bar)}
+      aria-label={label}
+      title={label}
       onClick={() => onSelect(bar.id)}
       onKeyDown={onKeyDown}
     >
@@ -35,7 +35,7 @@ export const TimelineRow = memo(function TimelineRow({ bar, start, selected, onS
         <span className={`tl-kind tl-kind-${bar.kind}`} aria-hidden="true" />
         <span className="tl-label">{bar.label}</span>
         {bar.detail && <span className="tl-detail">{bar.detail}</span>}
-        <span className="tl-dur">{bar.kind === "user" ? "" : duration(len)}</span>
+        <span className="tl-dur">{bar.kind === "user" ? "" : spanText(len)}</span>
         <span className="tl-cost">{bar.costUsd ? `$${bar.costUsd.toFixed(4)}` : ""}</span>
       </span>
       <span className="tl-track" aria-hidden="true">
@@ -61,8 +61,8 @@ const kindNames: Record<Bar["kind"], string> = { llm: "model call", tool: "tool 
 export function barLabel(b: Bar): string {
   const what = b.kind === "tool" ? `${kindNames.tool} ${b.label}${b.detail ? ` ${b.detail}` : ""}` : `${kindNames[b.kind]} ${b.label}`;
   const facts: string[] = [];
-  if (b.kind !== "user") facts.push(`${duration(b.to - b.from)}${b.open ? " so far" : ""}`);
-  if (b.waitingMs > 0) facts.push(`waited ${duration(b.waitingMs)} for you`);
+  if (b.kind !== "user") facts.push(`${spanText(b.to - b.from)}${b.open ? " so far" : ""}`);
+  if (b.waitingMs > 0) facts.push(`waited ${spanText(b.waitingMs)} for you`);
   facts.push(b.status);
   if (b.costUsd) facts.push(`$${b.costUsd.toFixed(4)}`);
   return `${what}: ${facts.join(", ")}`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Event, EventType } from "../../api/types";
 import { emptyTranscript, reduceRunBatch, type RunTranscript } from "../../store/reducer";
 import { bigRunEvents } from "../../test/bigRun";
-import { axisTicks, keyArgument, percentages, tickText, timelineOf, totalsText } from "./timelineFold";
+import { axisTicks, keyArgument, percentages, spanText, tickText, timelineOf, totalsText } from "./timelineFold";
 
 const runId = "run_t";
 
@@ -213,5 +213,11 @@ describe("timeline of a long run", () => {
     expect(tl.bars.filter((b) => b.depth === 1)).toHaveLength(3 * 527);
     expect(first).toBeLessThan(1000);
     expect(tick).toBeLessThan(1000);
+  });
+});
+
+describe("spanText", () => {
+  it("says a length in ms and s under a minute, in min and s or h and min past it", () => {
+    expect([3, 1200, 59_000, 252_000, 7_500_000].map(spanText)).toEqual(["3 ms", "1.2 s", "59 s", "4 min 12 s", "2 h 5 min"]);
   });
 });

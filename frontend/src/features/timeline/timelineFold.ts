@@ -11,6 +11,7 @@
 import type { NodeKind, NodeStatus } from "../../api/types";
 import type { RunTranscript, TranscriptNode } from "../../store/reducer";
 import { terminalStatuses } from "../../store/status";
+import { duration, timeLeft } from "../../ui/format";
 import { turnsOf } from "../graph/fold";
 import { graphFromTranscript } from "../graph/layout";
 
@@ -371,4 +372,11 @@ export function tickText(ms: number): string {
   const two = (n: number) => String(n).padStart(2, "0");
   if (ms < hour) return `${Math.floor(s / 60)}:${two(s % 60)}`;
   return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+}
+
+// spanText says how long something took: "3 ms", "1.2 s" under a minute
+// (as the node details do), "4 min 12 s" and "2 h 5 min" past it (the
+// inbox's countdown format, counted from 0).
+export function spanText(ms: number): string {
+  return ms < minute ? duration(ms) : timeLeft(ms, 0);
 }
