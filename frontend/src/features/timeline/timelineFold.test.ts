@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Event, EventType } from "../../api/types";
 import { emptyTranscript, reduceRunBatch, type RunTranscript } from "../../store/reducer";
 import { bigRunEvents } from "../../test/bigRun";
-import { axisTicks, keyArgument, percentages, spanText, tickText, timelineOf, totalsText } from "./timelineFold";
+import { axisTicks, percentages, spanText, tickText, timelineOf, totalsText } from "./timelineFold";
 
 const runId = "run_t";
 
@@ -156,29 +156,6 @@ describe("timelineOf", () => {
     expect(percentages(totals).reduce((s, p) => s + p.percent, 0)).toBe(100);
     // 24.7% is rounded up, where 0.3% is not.
     expect(totalsText(totals)).toBe("model 50%, tools 25%, waiting for you 25%, other <1%");
-  });
-});
-
-describe("keyArgument", () => {
-  it("names a call by its command, its url's host, its path, or its first string", () => {
-    expect(keyArgument({ command: "go test ./..." })).toBe("go test ./...");
-    expect(keyArgument({ url: "https://Example.com/a?b" })).toBe("example.com");
-    expect(keyArgument({ url: "not a url" })).toBe("not a url");
-    expect(keyArgument({ path: "" })).toBe(".");
-    expect(keyArgument({ path: "a/b.go", content: "..." })).toBe("a/b.go");
-    expect(keyArgument({ n: 3, pattern: "TODO" })).toBe("TODO");
-  });
-
-  it("reads what the model sent as data: nothing from what is not an object, one cut line from a long one", () => {
-    expect(keyArgument(undefined)).toBeUndefined();
-    expect(keyArgument("rm -rf /")).toBeUndefined();
-    expect(keyArgument(["a"])).toBeUndefined();
-    expect(keyArgument({ n: 3 })).toBeUndefined();
-    expect(keyArgument({ command: "  \n " })).toBeUndefined();
-    const long = keyArgument({ command: `echo ${"x".repeat(200)}\nrm -rf /` })!;
-    expect(long).toHaveLength(80);
-    expect(long.endsWith("…")).toBe(true);
-    expect(long).not.toContain("\n");
   });
 });
 

@@ -13,6 +13,7 @@ import type { RunTranscript, TranscriptNode } from "../../store/reducer";
 import { terminalStatuses } from "../../store/status";
 import { duration, timeLeft } from "../../ui/format";
 import { turnsOf } from "../graph/fold";
+import { keyArgument } from "../graph/keyArgument";
 import { graphFromTranscript } from "../graph/layout";
 
 // SpanKind is what a stretch of time was spent on.
@@ -32,7 +33,7 @@ export type Bar = {
   kind: NodeKind;
   status: NodeStatus;
   // What the row says: the tool's name or the node's label, and for a
-  // tool call its key argument (the path, the command line, the host).
+  // tool call its key argument, as the graph's node names it (keyArgument).
   label: string;
   detail?: string;
   from: number;
@@ -180,7 +181,7 @@ function barOf(n: TranscriptNode, end: number, inTurn: boolean): Bar {
       break;
     case "tool": {
       label = n.tool || n.label;
-      detail = keyArgument(n.arguments);
+      detail = keyArgument(n.tool, n.arguments) || undefined;
       const waits = waitsOf(n, to);
       segments = carve(from, to, open, waits);
       for (const w of segments) if (w.kind === "waiting") waitingMs += w.to - w.from;
@@ -310,35 +311,6 @@ export function totalsText(t: Totals): string {
   return percentages(t)
     .map((p) => `${shareNames[p.share]} ${p.percent === 0 ? "<1" : p.percent}%`)
     .join(", ");
-}
-
-// Longer key arguments are cut: a row has one line for them.
-const maxDetail = 80;
-
-// keyArgument is what a tool call's row names it by, as the policy's rules
-// match a call (backend/policy KeyArgument): its command line, the host of
-// its url, or its path; else its first short string argument. The
-// arguments are the model's: read as data, shown as text, cut to a line.
-export function keyArgument(args: unknown): string | undefined {
-  if (!args || typeof args !== "object" || Array.isArray(args)) return undefined;
-  const a = args as Record<string, unknown>;
-  let v: string | undefined;
-  if (typeof a["command"] === "string") v = a["command"];
-  else if (typeof a["url"] === "string") v = hostOf(a["url"]);
-  else if (typeof a["path"] === "string") v = a["path"] || ".";
-  else v = Object.values(a).find((x): x is string => typeof x === "string" && x.trim() !== "");
-  if (v === undefined) return undefined;
-  const line = v.replace(/\s+/g, " ").trim();
-  if (line === "") return undefined;
-  return line.length > maxDetail ? `${line.slice(0, maxDetail - 1)}…` : line;
-}
-
-function hostOf(u: string): string {
-  try {
-    return new URL(u.trim()).hostname || u;
-  } catch {
-    return u;
-  }
 }
 
 // Steps an axis is marked in: round numbers of milliseconds, seconds,
