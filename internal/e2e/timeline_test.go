@@ -2,7 +2,8 @@ package e2e
 
 // End-to-end tests of the run's timeline in headless Chromium: the demo
 // run's bars grow while its write waits for a person, the totals say how
-// much of the run was waiting for you, and a click on a bar opens its node;
+// much of the run was waiting for you, the waiting call is approved from
+// the timeline, and a click on a bar opens its node;
 // and the timeline of a run of 10,000 events is on screen in well under a
 // second. Screenshots in both themes.
 
@@ -65,11 +66,22 @@ func TestE2ETimelineLive(t *testing.T) {
 		fail("light theme", err)
 	}
 
-	// Approved from the inbox, beside the timeline: the run completes and
-	// the bars stop growing; a click on the write opens its details.
+	// Approved from the timeline itself: its head names the call waiting
+	// for you and opens it, whose details approve it. The run completes
+	// and the bars stop growing; a click on the write opens it again.
 	err = chromedp.Do(ctx,
-		clickStillXPath(`//section[@aria-label="Inbox"]//button[normalize-space()="Approve"]`),
+		pollTrue(`document.querySelector('[data-testid="timeline-waiting"]')?.textContent === "write_file waits for you"`),
+		chromedp.Click(chromedp.CSS(`[data-testid="timeline-waiting"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline-pane"] [data-testid="node-action-approve"]`)),
+	)
+	if err != nil {
+		fail("open the waiting call from the timeline", err)
+	}
+	screenshot(t, ctx, "e2e-timeline-approve")
+	err = chromedp.Do(ctx,
+		clickStill(`[data-testid="timeline-pane"] [data-testid="node-action-approve"]`),
 		waitStatus("completed"),
+		pollTrue(`!document.querySelector('[data-testid="timeline-waiting"]')`),
 		pollTrue(`!document.querySelector('[data-testid="timeline-totals"] .tl-sum')?.textContent.includes("so far")`),
 		pollTrue(`(`+barLabel("write_file")+`).endsWith("succeeded")`),
 		runJS(`(() => { [...document.querySelectorAll('`+timelineBar+`')].find(b => b.getAttribute("aria-label").startsWith("tool call write_file")).click(); return true })()`),

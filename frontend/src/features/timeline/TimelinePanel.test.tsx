@@ -119,6 +119,15 @@ describe("TimelinePanel", () => {
     expect(screen.getByTestId("timeline-totals").getAttribute("aria-label")).toBe("Where the time went: model 50%, paused 25%, other 25%");
   });
 
+  it("says which call waits for you, and opens it to be approved", () => {
+    vi.useFakeTimers({ now: T0 + 3000 });
+    const { store } = setup(waiting);
+    fireEvent.click(screen.getByTestId("timeline-waiting"));
+    expect(screen.getByTestId("timeline-waiting").textContent).toBe("write_file waits for you");
+    expect(store.getState().runView.node).toBe("w");
+    expect(within(screen.getByTestId("node-detail")).getByTestId("node-action-approve")).toBeTruthy();
+  });
+
   it("opens a node's details when its bar is clicked, and moves between bars with the arrow keys", () => {
     vi.useFakeTimers({ now: T0 + 3000 });
     const { store } = setup(waiting);

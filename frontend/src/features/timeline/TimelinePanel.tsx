@@ -16,7 +16,8 @@ const rowHeight = 26;
 // running, a person being asked), the spans the run was paused behind
 // them, and where the run's time went in all. It grows with the clock
 // while the run goes on. A click on a bar selects its node (the store's
-// selection, as the graph's) and shows its details below.
+// selection, as the graph's) and shows its details below, where a call
+// waiting for a person is approved or denied.
 export function TimelinePanel({ runId, replay = false }: { runId: string; replay?: boolean }) {
   const tl = useTimeline(runId, replay);
   const selected = useApp((s) => s.runView.node);
@@ -68,12 +69,29 @@ export function TimelinePanel({ runId, replay = false }: { runId: string; replay
     }
   }, []);
 
+  // The calls waiting for a person: their details answer them (approve or
+  // deny), so the timeline is watched beside its approvals.
+  const waiting = bars.filter((b) => b.status === "waiting");
   const span = Math.max(1, tl.end - tl.start);
   return (
     <section aria-label="Timeline" className="timeline-pane pane" data-testid="timeline-pane">
       <div className="pane-head">
         <h2 className="pane-title">Timeline</h2>
         <Totals tl={tl} />
+        {waiting.length > 0 && (
+          <button
+            type="button"
+            className="link tl-waiting"
+            data-testid="timeline-waiting"
+            title="Open the call waiting for you: approve or deny it in its details"
+            onClick={() => {
+              clicked.current = undefined; // scrolled into view, as a selection from elsewhere
+              selectNode(waiting[0]!.id);
+            }}
+          >
+            {waiting.length === 1 ? `${waiting[0]!.label} waits for you` : `${waiting.length} calls wait for you`}
+          </button>
+        )}
       </div>
       {bars.length === 0 ? (
         <p className="tl-empty muted">No nodes yet: each model and tool call appears here as a bar once the run starts it.</p>
