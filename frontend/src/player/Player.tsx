@@ -5,6 +5,7 @@ import { DivergenceBanner } from "../features/exchange/ReplayNotice";
 import { FilesView } from "../features/files/FilesView";
 import { GraphPanel } from "../features/graph/GraphPanel";
 import { PlanPanel } from "../features/plan/PlanPanel";
+import { TimelinePanel } from "../features/timeline/TimelinePanel";
 import { RunPanes } from "../features/transcript/RunPanes";
 import { Transcript } from "../features/transcript/Transcript";
 import { useApp } from "../store/context";
@@ -48,6 +49,7 @@ export function Player({ rec, facts, playback, isEmbedded }: Props) {
             <RunPanes
               transcript={<Transcript runId={runId} />}
               graph={<GraphPanel runId={runId} replay />}
+              timeline={<TimelinePanel runId={runId} replay />}
               files={<FilesView runId={runId} />}
               filesCount={filesCount}
             />

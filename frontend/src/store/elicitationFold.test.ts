@@ -79,11 +79,11 @@ describe("elicitations", () => {
     expect(n.elicitations).toEqual([
       {
         interactionId: "ia_e1", seq: 6, ts: 1005, server: "github", tool, message: "Which title?", schema, url: undefined,
-        expiresAt: 9000, state: "answered", source: "web", feedback: undefined, content: { title: "Bug" },
+        expiresAt: 9000, state: "answered", decidedAt: 1006, source: "web", feedback: undefined, content: { title: "Bug" },
       },
       {
         interactionId: "ia_e2", seq: 8, ts: 1007, server: "github", tool, message: "Sign in", schema: undefined,
-        url: "https://github.com/login/device", expiresAt: undefined, state: "declined", source: "desktop", feedback: "not now", content: undefined,
+        url: "https://github.com/login/device", expiresAt: undefined, state: "declined", decidedAt: 1008, source: "desktop", feedback: "not now", content: undefined,
       },
       {
         interactionId: "ia_e3", seq: 10, ts: 1009, server: "github", tool, message: "Labels?", schema, url: undefined,

@@ -30,6 +30,7 @@ export type Elicitation = {
   expiresAt?: number;
   state: ElicitationState;
   // Set once approval.decided arrives. content: what a form sent.
+  decidedAt?: number;
   source?: string;
   feedback?: string;
   content?: unknown;
@@ -74,8 +75,8 @@ export function foldElicitationRequested(n: TranscriptNode, e: Event, c: Approva
 }
 
 // foldElicitationDecided returns n with its elicitation of c's interaction
-// closed, or n itself when n has none open by that id.
-export function foldElicitationDecided(n: TranscriptNode, c: ApprovalDecidedData): TranscriptNode {
+// closed at ts, or n itself when n has none open by that id.
+export function foldElicitationDecided(n: TranscriptNode, c: ApprovalDecidedData, ts: number): TranscriptNode {
   if (n.kind !== "tool" || !n.elicitations) return n;
   const i = n.elicitations.findIndex((x) => x.interactionId === c.interaction_id);
   const x = n.elicitations[i];
@@ -83,6 +84,7 @@ export function foldElicitationDecided(n: TranscriptNode, c: ApprovalDecidedData
   const closed: Elicitation = {
     ...x,
     state: elicitationOutcome(c),
+    decidedAt: ts,
     source: c.source || undefined,
     feedback: c.feedback || undefined,
     content: c.decision === "answer" ? (c.content ?? undefined) : undefined,

@@ -99,6 +99,8 @@ describe("reduce", () => {
     }
     expect(statuses).toEqual(["running", "running", "waiting", "running", "succeeded"]);
     expect(tool(s).approval).toMatchObject({ interactionId: "ia_1", decision: "approve", source: "web" });
+    // The span it waited on a person: from the request to the answer.
+    expect(tool(s).approval).toMatchObject({ requestedAt: 1002, decidedAt: 1003 });
     expect(tool(s).output).toBe("wrote 5 bytes");
     expect(tool(s).isError).toBe(false);
   });
@@ -143,9 +145,26 @@ describe("reduce, runtime control", () => {
     const t = paused.runs[run]!;
     expect(t).toMatchObject({ status: "paused", reason: "paused by the user", next });
 
-    const going = reduce(paused, { run_id: run, seq: 9, ts: 0, type: "run.status", data: { status: "running", reason: "continue" } });
+    const going = reduce(paused, { run_id: run, seq: 9, ts: 5000, type: "run.status", data: { status: "running", reason: "continue" } });
     expect(going.runs[run]!.status).toBe("running");
     expect(going.runs[run]!.next).toBeUndefined();
+    // Each change is kept with its time, for the timeline's paused spans.
+    expect(going.runs[run]!.statusLog).toEqual([
+      { status: "running", ts: 1001 },
+      { status: "pausing", ts: 1000 },
+      { status: "paused", ts: 1001 },
+      { status: "running", ts: 5000 },
+    ]);
+  });
+
+  it("keeps the cost node.finished gives a model call, and none for a model without a price", () => {
+    const s = replay(more(
+      { type: "node.finished", node_id: "n_llm", data: { status: "succeeded", duration_ms: 9, cost_usd: 0.0042, usage: { input_tokens: 10, output_tokens: 2, cached_tokens: 0 } } },
+      { type: "node.started", node_id: "n_llm2", data: { kind: "llm", label: "Model", model: "m" } },
+      { type: "node.finished", node_id: "n_llm2", data: { status: "succeeded", duration_ms: 9 } },
+    ), replay(start));
+    expect((s.runs[run]!.nodes["n_llm"] as LlmNode).costUsd).toBe(0.0042);
+    expect((s.runs[run]!.nodes["n_llm2"] as LlmNode).costUsd).toBeUndefined();
   });
 
   it("folds the capabilities and refusals a run.status carries, and forgets them with one that carries none", () => {

@@ -38,6 +38,7 @@ export type {
   LlmNode,
   Plan,
   RunTranscript,
+  StatusChange,
   StreamState,
   Streamed,
   ToolNode,
@@ -52,7 +53,7 @@ import { appendStreamed } from "./transcript";
 export const emptyStream: StreamState = { runs: {} };
 
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [], servers: [], turns: [] };
+  return { runId, lastSeq: 0, demo: false, forks: [], breakBefore: [], nodeOrder: [], nodes: {}, decisions: [], files: noFiles, artifacts: [], servers: [], turns: [], statusLog: [] };
 }
 
 // reduce applies one event to the state of all runs.
@@ -176,6 +177,8 @@ function apply(d: Draft, e: Event): void {
       t.reason = c.reason;
       t.error = c.error;
       t.next = c.next;
+      // A few a run (pauses, approvals): copied, not drafted.
+      t.statusLog = [...t.statusLog, { status: t.status, ts: e.ts }];
       t.capabilities = Array.isArray(e.capabilities) ? e.capabilities : undefined;
       t.refusals = e.capabilities && e.refusals && typeof e.refusals === "object" ? e.refusals : undefined;
       return;
@@ -230,7 +233,7 @@ function apply(d: Draft, e: Event): void {
     case "approval.decided": {
       const c = data as ApprovalDecidedData;
       const elicitation = isElicitationDecision(e.node_id ? t.nodes[e.node_id] : undefined, c);
-      updateNode(d, e.node_id, (n) => (elicitation ? foldElicitationDecided(n, c) : decideApproval(n, c)));
+      updateNode(d, e.node_id, (n) => (elicitation ? foldElicitationDecided(n, c, e.ts) : decideApproval(n, c, e.ts)));
       recordAnswer(d, e, c, elicitation);
       return;
     }
@@ -341,6 +344,7 @@ function finishNode(n: TranscriptNode, ts: number, c: NodeFinishedData): Transcr
         toolCalls: c.tool_calls,
         stopReason: c.stop_reason,
         usage: c.usage,
+        costUsd: c.cost_usd || undefined,
       };
     case "tool":
       return { ...n, ...closed, output: c.output, isError: !!c.is_error, code: c.code };
@@ -365,6 +369,7 @@ function requestApproval(d: Draft, e: Event, c: ApprovalRequestedData): void {
     defaultDecision: c.default_decision,
     question: c.question,
     preview: c.preview,
+    requestedAt: e.ts,
   };
   // The tool node normally exists; start one from the request if not.
   startNode(d, e.node_id, e.ts, { kind: "tool", label: c.tool, tool: c.tool, arguments: c.arguments, risk: c.risk });
@@ -381,10 +386,11 @@ function requestElicitation(d: Draft, e: Event, c: ApprovalRequestedData): void 
   updateNode(d, e.node_id, (n) => foldElicitationRequested(n, e, c));
 }
 
-function decideApproval(n: TranscriptNode, c: ApprovalDecidedData): TranscriptNode {
+function decideApproval(n: TranscriptNode, c: ApprovalDecidedData, ts: number): TranscriptNode {
   if (n.kind !== "tool" || !n.approval) return n;
   const approval: ApprovalState = {
     ...n.approval,
+    decidedAt: ts,
     decision: c.decision,
     feedback: c.feedback,
     source: c.source,

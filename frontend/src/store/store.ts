@@ -36,8 +36,8 @@ export type AppState = {
 export type Page = "run" | "agents" | "providers" | "prices" | "mcp" | "grants";
 
 // Pane is what the run view shows: its transcript, its graph, both side by
-// side, or the files it changed.
-export type Pane = "transcript" | "graph" | "both" | "files";
+// side, its timeline, or the files it changed.
+export type Pane = "transcript" | "graph" | "both" | "timeline" | "files";
 
 // RunFocus is held in the store, not in the views, because one view points
 // into another: a transcript card opens a file in the Files tab, a change

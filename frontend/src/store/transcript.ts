@@ -48,6 +48,10 @@ export type ApprovalState = {
   question?: Question;
   // What the call would change, when its tool could tell (a write's diff).
   preview?: CallPreview;
+  // When it was asked (approval.requested's ts) and, once decided, when
+  // the answer came: the span the call waited on a person.
+  requestedAt: number;
+  decidedAt?: number;
   // Set once approval.decided arrives.
   decision?: Decision;
   feedback?: string;
@@ -127,8 +131,10 @@ export type LlmNode = NodeBase & {
   attempts?: LLMAttemptData[];
   toolCalls?: ToolCall[];
   stopReason?: string;
-  // The call's tokens as node.finished gives them (no cost: that is the run's).
+  // The call's tokens and cost as node.finished gives them; no cost when
+  // its model has no price.
   usage?: NodeFinishedData["usage"];
+  costUsd?: number;
 };
 export type ToolNode = NodeBase & {
   kind: "tool";
@@ -182,6 +188,9 @@ export type RunTranscript = {
   status?: RunStatus;
   reason?: string;
   error?: string;
+  // Every run.status, in log order: when the run was paused, waiting or
+  // running (the timeline's paused spans).
+  statusLog: StatusChange[];
   // What a paused run does next (from its last run.status).
   next?: Next;
   // What the run can do, and why not the rest, as its last run.status
@@ -218,5 +227,8 @@ export type RunTranscript = {
   // Its turns: the first, then one per follow-up (turnFold.ts).
   turns: readonly Turn[];
 };
+
+// StatusChange is one run.status: the status the run went to, and when.
+export type StatusChange = { status: RunStatus; ts: number };
 
 export type StreamState = { runs: Record<string, RunTranscript> };

@@ -75,7 +75,7 @@ export function RunControls({ runId, live, send, busy }: Props) {
           return;
         case "search":
           // The search box is the transcript's: show it first if hidden.
-          if (cur.pane === "graph" || cur.pane === "files") {
+          if (cur.pane === "graph" || cur.pane === "timeline" || cur.pane === "files") {
             cur.showPane("both");
             saveLayout("both");
             requestAnimationFrame(() => window.dispatchEvent(new Event(focusSearchEvent)));
@@ -86,6 +86,7 @@ export function RunControls({ runId, live, send, busy }: Props) {
         case "transcript":
         case "graph":
         case "both":
+        case "timeline":
           cur.showPane(action);
           saveLayout(action);
           return;

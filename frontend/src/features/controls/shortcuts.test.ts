@@ -14,8 +14,8 @@ function el(html: string): HTMLElement {
 
 describe("shortcutFor", () => {
   it("maps the keys to their actions", () => {
-    expect(["p", "s", "c", "f", "/", "t", "g", "b", "?"].map((k) => shortcutFor(key(k)))).toEqual([
-      "pauseOrContinue", "step", "cancel", "fork", "search", "transcript", "graph", "both", "help",
+    expect(["p", "s", "c", "f", "/", "t", "g", "b", "w", "?"].map((k) => shortcutFor(key(k)))).toEqual([
+      "pauseOrContinue", "step", "cancel", "fork", "search", "transcript", "graph", "both", "timeline", "help",
     ]);
     expect(shortcutFor(key("x"))).toBeUndefined();
   });

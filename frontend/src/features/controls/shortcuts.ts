@@ -13,6 +13,7 @@ export type ShortcutAction =
   | "transcript"
   | "graph"
   | "both"
+  | "timeline"
   | "approve"
   | "deny"
   | "edit"
@@ -30,6 +31,7 @@ export const shortcuts: readonly { key: string; action: ShortcutAction; text: st
   { key: "t", action: "transcript", text: "Show the transcript" },
   { key: "g", action: "graph", text: "Show the graph" },
   { key: "b", action: "both", text: "Show both, side by side" },
+  { key: "w", action: "timeline", text: "Show the timeline (waterfall)" },
   { key: "j", action: "nextApproval", text: "Focus the next pending approval" },
   { key: "k", action: "prevApproval", text: "Focus the previous pending approval" },
   { key: "a", action: "approve", text: "Approve the focused approval" },

@@ -9,21 +9,23 @@ const layouts: { mode: Layout; label: string; key: string }[] = [
   { mode: "transcript", label: "Transcript", key: "t" },
   { mode: "graph", label: "Graph", key: "g" },
   { mode: "both", label: "Both", key: "b" },
+  { mode: "timeline", label: "Timeline", key: "w" },
 ];
 
 type Props = {
   transcript: ReactNode;
   graph: ReactNode;
+  timeline: ReactNode;
   files: ReactNode;
   // Distinct files the run changed, shown on the Files tab.
   filesCount: number;
 };
 
 // RunPanes shows a run's transcript, its graph, both side by side with a
-// splitter between them, or the files it changed. Which one is the store's,
+// splitter between them, its timeline, or the files it changed. Which one is the store's,
 // so a transcript card can open the Files tab and a change there can show
 // its node in the graph; a maximised pane (the run view's) shows alone.
-export function RunPanes({ transcript, graph, files, filesCount }: Props) {
+export function RunPanes({ transcript, graph, timeline, files, filesCount }: Props) {
   const [saved] = useState(savedLayout);
   const pane = useApp((s) => s.runView.pane) ?? saved;
   const showPane = useApp((s) => s.showPane);
@@ -74,6 +76,8 @@ export function RunPanes({ transcript, graph, files, filesCount }: Props) {
       </div>
       {shown === "files" ? (
         <div className="run-files">{files}</div>
+      ) : shown === "timeline" ? (
+        <div className="run-timeline">{timeline}</div>
       ) : (
         <div className={`run-panes run-panes-${shown}`} style={shown === "both" ? { ["--ratio" as string]: `${ratio}%` } : undefined}>
           {shown !== "graph" && transcript}

@@ -20,6 +20,7 @@ import { DivergenceBanner, ReplayOf } from "../exchange/ReplayNotice";
 import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
+import { TimelinePanel } from "../timeline/TimelinePanel";
 import { RunPanes } from "./RunPanes";
 import { SandboxBadge, SandboxBanner } from "./SandboxNotice";
 import { ProjectBanner } from "./ProjectNotice";
@@ -54,6 +55,7 @@ export function RunView() {
         <RunPanes
           transcript={<Transcript key={`transcript:${runId}`} runId={runId} />}
           graph={<GraphPanel key={`graph:${runId}`} runId={runId} />}
+          timeline={<TimelinePanel key={`timeline:${runId}`} runId={runId} />}
           files={<FilesView key={runId} runId={runId} />}
           filesCount={filesCount}
         />

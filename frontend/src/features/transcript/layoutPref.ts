@@ -1,5 +1,5 @@
 // The person's way of looking at runs, kept in localStorage: which panes
-// (transcript, graph or both) and how the width is shared between them.
+// (transcript, graph, both or the timeline) and how the width is shared between them.
 // The Files tab is not kept: it is a review one goes to, not a way of
 // watching runs. Storage may be off (private mode, tests): then the
 // defaults, and nothing is kept.
@@ -16,7 +16,7 @@ export const maxRatio = 80;
 
 export function savedLayout(): Layout {
   const v = read(layoutKey);
-  return v === "transcript" || v === "graph" || v === "both" ? v : "both";
+  return v === "transcript" || v === "graph" || v === "both" || v === "timeline" ? v : "both";
 }
 
 export function saveLayout(p: Pane): void {
