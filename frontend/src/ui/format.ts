@@ -3,12 +3,13 @@
 // age says how long ago a Unix-milliseconds time was, in the largest whole unit.
 export function age(then: number, now: number): string {
   const s = Math.max(0, Math.floor((now - then) / 1000));
-  if (s < 60) return `${s}s`;
+  if (s < 10) return "just now";
+  if (s < 60) return `${s}s ago`;
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
+  if (m < 60) return `${m}m ago`;
   const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
+  if (h < 48) return `${h}h ago`;
+  return `${Math.floor(h / 24)}d ago`;
 }
 
 // pretty renders a JSON value for a <pre>; a string is shown as it is.

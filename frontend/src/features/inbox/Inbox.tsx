@@ -6,6 +6,7 @@ import { ApprovalCard } from "./ApprovalCard";
 import { ApprovalGroup } from "./ApprovalGroup";
 import { ElicitationCard } from "./ElicitationCard";
 import { moveApprovalFocus } from "../controls/shortcuts";
+import { savedLayout } from "../transcript/layoutPref";
 import { groupInbox, type InboxEntry } from "./groups";
 import { notificationPermission, requestNotificationPermission } from "./notifications";
 import { QuestionCard } from "./QuestionCard";
@@ -27,6 +28,18 @@ export function Inbox() {
   // Unfolded by the person's choice; by default only without a run on view.
   const [chosen, setChosen] = useState<boolean>();
   const open = chosen ?? !onRun;
+  const pane = useApp((s) => s.runView.pane);
+  const showPane = useApp((s) => s.showPane);
+  // The cards are the transcript's: shown first when another pane is.
+  function goToFirst() {
+    const shown = pane ?? savedLayout();
+    if (shown !== "transcript" && shown !== "both") {
+      showPane("both");
+      requestAnimationFrame(() => moveApprovalFocus(document, 1));
+      return;
+    }
+    moveApprovalFocus(document, 1);
+  }
 
   return (
     <section aria-label="Inbox" className={`inbox${inbox.length > 0 ? " has-items" : " is-empty"}${open && othersCount > 0 ? " is-open" : ""}`}>
@@ -39,7 +52,7 @@ export function Inbox() {
         {hereCount > 0 && (
           <span className="inbox-here" data-testid="inbox-here">
             {hereCount} waiting in this run, on its cards
-            <button type="button" className="link" title="Focus the first one (j; then a, d, e)" onClick={() => moveApprovalFocus(document, 1)}>
+            <button type="button" className="link" title="Focus the first one (j; then a, d, e)" onClick={goToFirst}>
               Go to {hereCount === 1 ? "it" : "the first"}
             </button>
           </span>

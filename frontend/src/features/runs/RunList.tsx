@@ -54,7 +54,7 @@ export function RunList() {
   const runs = useApp((s) => s.runs);
   const selected = useApp((s) => s.selectedRunId);
   const select = useApp((s) => s.select);
-  const now = useNow(15_000);
+  const now = useNow(5_000); // the ages tick
   const [query, setQuery] = useState("");
   const [status, setStatus] = useState<StatusFilter>("all");
   const shown = useMemo(() => filterRuns(runs, query, status), [runs, query, status]);
