@@ -122,8 +122,9 @@ func TestE2EApprovals(t *testing.T) {
 		setField("Workspace", ws),
 		clickStartRun(),
 		waitStatus("waiting"),
-		pollTrue(`document.querySelectorAll('[data-testid="approval-group"] [data-testid="approval-card"]').length === 2`),
-		pollTrue(`document.querySelector('[data-testid="approval-group"]')?.innerText.includes("2 parallel calls")`),
+		// Each on its card in the transcript; the inbox's line decides them together.
+		pollTrue(`document.querySelectorAll('section[aria-label="Transcript"] [data-testid="approval-card"]').length === 2`),
+		pollTrue(`document.querySelector('section[aria-label="Inbox"] [data-testid="approval-group"]')?.innerText.includes("2 parallel calls")`),
 	)
 	if err != nil {
 		fail("two approvals in one group", err)
