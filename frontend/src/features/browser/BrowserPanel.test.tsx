@@ -160,7 +160,8 @@ describe("BrowserPanel", () => {
     const { frames } = setup([...opened, ...screenshotTaken]);
     await tick(0);
     await tick(2 * framePollMs);
-    expect(frames()).toBe(3);
+    // A 404 doubles the wait for the next ask (1 s, then 2 s, 4 s…).
+    expect(frames()).toBe(2);
     const panel = screen.getByRole("region", { name: "Browser" });
     const link = within(panel).getByRole("link", { name: "Open screenshot shots/n_shot.png full size in a new tab" });
     expect(link.getAttribute("href")).toBe("/api/v1/runs/run_b/artifacts/shots/n_shot.png");
@@ -180,7 +181,7 @@ describe("BrowserPanel", () => {
     await tick(0);
     expect(within(panel).getByTestId("browser-empty").textContent).toMatch(/^No live frame yet/);
     s.frame = { status: 500, message: "screencast failed" };
-    await tick(framePollMs);
+    await tick(2 * framePollMs); // asked again 2 s after a 404
     expect(within(panel).getByTestId("browser-empty").textContent).toBe(
       "Could not load the live view (screencast failed); retrying every second.",
     );

@@ -7,10 +7,10 @@ import type { ArtifactRecord } from "../../store/reducer";
 import { terminalStatuses } from "../../store/status";
 import { selectRun } from "../../store/store";
 import { liveRun } from "../controls/liveRun";
-import { bytes, hasBrowserActivity, lastBrowserNode, lastPageNode, latestArtifact, pageInfo } from "./browser";
+import { browserNodeIds, bytes, hasBrowserActivity, lastBrowserNode, lastPageNode, latestArtifact, pageInfo } from "./browser";
 import { PageLine } from "./NodeArtifacts";
 import { Shot } from "./Shot";
-import { useBrowserFrame, type FrameState } from "./useBrowserFrame";
+import { framePollMs, useBrowserFrame, type FrameState } from "./useBrowserFrame";
 
 // BrowserPanel shows the run's browser, between its plan and its panes,
 // once the run used it (a browser call or a file produced): while the run
@@ -38,7 +38,14 @@ function BrowserPanelBody({ runId }: { runId: string }) {
   const bodyId = useId();
 
   const ended = terminalStatuses.has(status);
-  const frame = useBrowserFrame(runId, open && !ended);
+  // A browser call starting or ending wakes a poll a 404 stopped; a run
+  // that waits for a person or is paused moves nothing: polled slowly.
+  const wake = useApp((s) => {
+    const t = s.stream.runs[runId];
+    return t ? `${browserNodeIds(t).length}:${lastBrowserNode(t)?.status ?? ""}` : "";
+  });
+  const still = status === "waiting" || status === "paused";
+  const frame = useBrowserFrame(runId, open && !ended, still ? 5 * framePollMs : framePollMs, wake);
   const page = useMemo(() => (pageNode ? pageInfo(pageNode) : {}), [pageNode]);
   const shot = latestArtifact(artifacts, "screenshot");
   const video = latestArtifact(artifacts, "video");

@@ -6,6 +6,9 @@ import { errorMessage } from "../../ui/format";
 // keeps only the latest one, so a faster poll shows nothing more.
 export const framePollMs = 1000;
 
+// noFrameMaxMs bounds the wait after 404s in a row.
+export const noFrameMaxMs = 30_000;
+
 // FrameState is what the live view has of the browser's screen:
 // loading: the first answer is not in;
 // none: the server has no frame (404): no browser open yet, or closed;
@@ -23,8 +26,11 @@ export type FrameState =
 // is live and its panel open), one request at a time: the next is asked a
 // poll interval after the last answer, so a slow server is never asked
 // twice at once. A hidden page (another tab) is not polled. Inactive, it
-// asks nothing and answers {kind: "off"}.
-export function useBrowserFrame(runId: string, active: boolean, intervalMs = framePollMs): FrameState {
+// asks nothing and answers {kind: "off"}. After a 404 (no browser open, or
+// no frame yet) it asks again later and later, up to noFrameMaxMs, until
+// wake changes (a browser call of the run started or ended): a run that
+// waits for a person with no browser open is not asked every second.
+export function useBrowserFrame(runId: string, active: boolean, intervalMs = framePollMs, wake = ""): FrameState {
   const { api } = useServices();
   const [state, setState] = useState<FrameState>({ kind: "loading" });
 
@@ -35,6 +41,8 @@ export function useBrowserFrame(runId: string, active: boolean, intervalMs = fra
     // The object URL shown, revoked when replaced and when polling stops.
     let src: string | undefined;
     let shownTime: number | undefined;
+    // 404s in a row: each doubles the wait for the next ask.
+    let misses = 0;
 
     const drop = () => {
       if (src) URL.revokeObjectURL(src);
@@ -47,21 +55,28 @@ export function useBrowserFrame(runId: string, active: boolean, intervalMs = fra
           const f = await api.browserFrame(runId);
           if (stopped) return;
           if (!f) {
-            // 404: no frame (yet, or any more). Not an error.
+            // 404: no frame (yet, or any more). Not an error; asked again
+            // when a browser call of the run moves (wake).
             drop();
             setState({ kind: "none" });
-          } else if (!src || f.time === undefined || f.time !== shownTime) {
-            drop();
-            src = URL.createObjectURL(f.image);
-            shownTime = f.time;
-            setState({ kind: "frame", src, time: f.time });
+            misses++;
+          } else {
+            misses = 0;
+            if (!src || f.time === undefined || f.time !== shownTime) {
+              drop();
+              src = URL.createObjectURL(f.image);
+              shownTime = f.time;
+              setState({ kind: "frame", src, time: f.time });
+            }
           }
         } catch (err) {
           if (stopped) return;
+          misses = 0;
           setState({ kind: "error", message: errorMessage(err), src });
         }
       }
-      if (!stopped) timer = setTimeout(() => void tick(), intervalMs);
+      const wait = misses > 0 ? Math.min(intervalMs * 2 ** misses, noFrameMaxMs) : intervalMs;
+      if (!stopped) timer = setTimeout(() => void tick(), wait);
     };
     void tick();
     return () => {
@@ -70,7 +85,7 @@ export function useBrowserFrame(runId: string, active: boolean, intervalMs = fra
       drop();
       setState({ kind: "loading" });
     };
-  }, [api, runId, active, intervalMs]);
+  }, [api, runId, active, intervalMs, wake]);
 
   return active ? state : { kind: "off" };
 }

@@ -27,10 +27,10 @@ const turn = [
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
-function renderInbox(inbox: Interaction[], fetchImpl: typeof fetch = vi.fn()) {
+function renderInbox(inbox: Interaction[], fetchImpl: typeof fetch = vi.fn(), selectedRunId?: string) {
   const services: Services = {
     api: createApi({ fetch: fetchImpl }),
-    store: createAppStore({ inbox, listsLoaded: true }),
+    store: createAppStore({ inbox, listsLoaded: true, selectedRunId }),
     refreshLists: vi.fn(async () => {}),
     refreshRun: vi.fn(async () => {}),
   };
@@ -151,5 +151,35 @@ describe("Inbox groups", () => {
       expect(document.activeElement).toBe(steer);
       steer.remove();
     });
+  });
+});
+
+describe("Inbox on a run", () => {
+  it("is one line: what waits in the run on view is on its cards, the rest unfolds on demand", () => {
+    const elsewhere = ia("ia_9", { run_id: "run_2", created_at: 20 });
+    renderInbox([elsewhere, ...turn], vi.fn(), "run_1");
+    expect(screen.getByTestId("inbox-here").textContent).toContain("3 waiting in this run");
+    // The turn's group is decided from the line; its cards are the transcript's.
+    expect(screen.getByTestId("approve-all")).toBeTruthy();
+    expect(screen.queryAllByTestId("approval-card")).toHaveLength(0);
+    const toggle = screen.getByTestId("inbox-toggle");
+    expect(toggle.textContent).toBe("Show 1 in other run");
+    fireEvent.click(toggle);
+    expect(screen.getAllByTestId("approval-card")).toHaveLength(1);
+    expect(screen.getByTestId("inbox-toggle").textContent).toBe("Hide 1 in other run");
+  });
+});
+
+describe("Enable notifications", () => {
+  it("says so when the browser refuses", async () => {
+    const N = { permission: "default", requestPermission: vi.fn(async () => "denied") };
+    vi.stubGlobal("Notification", N);
+    try {
+      renderInbox([]);
+      fireEvent.click(screen.getByTestId("enable-notifications"));
+      expect((await screen.findByTestId("notifications-refused")).textContent).toContain("refused notifications");
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

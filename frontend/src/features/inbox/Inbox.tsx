@@ -146,6 +146,17 @@ function RunLine({ runId }: { runId: string }) {
 // only while the person has not decided (the browser asks once).
 function EnableNotifications() {
   const [permission, setPermission] = useState(() => notificationPermission());
+  // Refused once asked here: the browser will not ask again, so say where
+  // it is changed. (Refused before this page, it is the person's standing
+  // choice: nothing to say.)
+  const [refused, setRefused] = useState(false);
+  if (refused) {
+    return (
+      <span className="muted inbox-note" role="status" data-testid="notifications-refused">
+        The browser refused notifications: allow them in its site settings for this page.
+      </span>
+    );
+  }
   if (permission !== "default") return null;
   return (
     <button
@@ -153,7 +164,12 @@ function EnableNotifications() {
       className="link"
       data-testid="enable-notifications"
       title="Be told when a run needs you while this page is in the background"
-      onClick={() => void requestNotificationPermission().then(setPermission)}
+      onClick={() =>
+        void requestNotificationPermission().then((p) => {
+          setPermission(p);
+          setRefused(p === "denied");
+        })
+      }
     >
       Enable notifications
     </button>
