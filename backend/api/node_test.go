@@ -28,8 +28,9 @@ func TestNodeDetail(t *testing.T) {
 	if llm == nil || tool == nil {
 		t.Fatalf("graph lacks a model call or a tool call: %+v", g.Nodes)
 	}
-	if llm.Usage == nil || llm.Usage.InputTokens == 0 || llm.FinishedAt == nil {
-		t.Errorf("model node without usage or end: %+v", llm)
+	// The demo script calls no model: it reports no tokens, never invented ones.
+	if llm.FinishedAt == nil || (llm.Usage != nil && (llm.Usage.InputTokens != 0 || llm.Usage.OutputTokens != 0)) {
+		t.Errorf("model node without an end, or with invented usage: %+v", llm)
 	}
 
 	var d api.NodeDetail

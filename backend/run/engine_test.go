@@ -29,8 +29,8 @@ func TestScriptedRunCompletes(t *testing.T) {
 	rec := &recording{next: scripted(t, `{"turns": [
 		{"text": "I will look around first.", "tool_calls": [
 			{"name": "list_dir", "arguments": {"path": "."}},
-			{"name": "read_file", "arguments": {"path": "hello.txt"}}]},
-		{"text": "hello.txt says: {{last_tool_output}}"}
+			{"name": "read_file", "arguments": {"path": "hello.txt"}}], "usage": {"input_tokens": 120, "output_tokens": 30}},
+		{"text": "hello.txt says: {{last_tool_output}}", "usage": {"input_tokens": 200, "output_tokens": 12}}
 	]}`)}
 	h := newHarness(t, fixed(rec))
 	h.writeFile(t, "hello.txt", "Hello, Steward!\n")
@@ -121,7 +121,7 @@ func TestScriptedRunCompletes(t *testing.T) {
 	if r.Status != "completed" || r.Steps != 2 || r.Error != "" || r.LastSeq != int64(len(evs)) {
 		t.Errorf("run = %+v", r)
 	}
-	if usage.InputTokens == 0 || usage.OutputTokens == 0 || r.InputTokens != usage.InputTokens || r.OutputTokens != usage.OutputTokens {
+	if usage.InputTokens != 320 || usage.OutputTokens != 42 || r.InputTokens != usage.InputTokens || r.OutputTokens != usage.OutputTokens {
 		t.Errorf("run usage in=%d out=%d, sum of nodes %+v", r.InputTokens, r.OutputTokens, usage)
 	}
 	nodes, edges, err := h.st.Graph(context.Background(), r.ID)

@@ -114,9 +114,13 @@ func (p *Provider) answer(req llm.Request) (*llm.Response, error) {
 		if len(resp.ToolCalls) > 0 {
 			resp.StopReason = llm.StopToolCalls
 		}
+		if u := turn.Usage; u != nil {
+			resp.Usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+		}
 	}
 
-	resp.Usage = estimateUsage(req, resp)
+	// No usage: no model counted tokens, and the workbench shows no
+	// invented figures.
 	return resp, nil
 }
 
@@ -208,24 +212,4 @@ func (p *Provider) pause(ctx context.Context) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// estimateUsage counts tokens as four bytes each, rounded up, so that usage
-// figures in the workbench move the way a model's would.
-func estimateUsage(req llm.Request, resp *llm.Response) llm.Usage {
-	in := len(req.System)
-	for _, m := range req.Messages {
-		in += len(m.Text)
-		for _, c := range m.ToolCalls {
-			in += len(c.Name) + len(c.Arguments)
-		}
-	}
-	for _, t := range req.Tools {
-		in += len(t.Name) + len(t.Description) + len(t.Schema)
-	}
-	out := len(resp.Text)
-	for _, c := range resp.ToolCalls {
-		out += len(c.Name) + len(c.Arguments)
-	}
-	return llm.Usage{InputTokens: int64((in + 3) / 4), OutputTokens: int64((out + 3) / 4)}
 }

@@ -47,8 +47,9 @@
 // after it, so the deltas add up to the text exactly); each tool call's
 // arguments come as one llm.DeltaToolArgs delta. Options.ChunkDelay (or, when
 // it is zero, the script's chunk_delay_ms) paces the deltas so a person can
-// watch the stream; the wait ends early when the context is cancelled. Usage
-// is estimated at four bytes a token. Stream runs no goroutines.
+// watch the stream; the wait ends early when the context is cancelled. A
+// turn reports no usage unless the script states it: no model counted
+// tokens. Stream runs no goroutines.
 package script
 
 import (
@@ -78,6 +79,15 @@ const MaxChunkDelayMS = 5000
 type Turn struct {
 	Text      string     `json:"text,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Usage is what the turn reports it used, when the script says so (a
+	// test of budgets); none otherwise: no model counted tokens.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is a turn's stated token counts.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
 }
 
 // ToolCall is a tool call of a turn. Arguments is a JSON object.

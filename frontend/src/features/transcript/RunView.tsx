@@ -123,8 +123,9 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
             <dd>{run.steps}</dd>
             <dt>Tokens</dt>
             <dd>
-              {run.usage.input_tokens} in / {run.usage.output_tokens} out
-              {run.usage.cost_usd ? ` · $${run.usage.cost_usd.toFixed(4)}` : ""}
+              {demo
+                ? "none (no model is called)"
+                : `${run.usage.input_tokens} in / ${run.usage.output_tokens} out${run.usage.cost_usd ? ` · $${run.usage.cost_usd.toFixed(4)}` : ""}`}
             </dd>
           </>
         )}
