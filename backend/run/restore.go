@@ -37,6 +37,11 @@ func (s *Service) Files(ctx context.Context, runID string) (workspace.FilesView,
 			BeforeUnknown: c.BeforeUnknown, Size: c.Size}, Op: c.Op, Seq: c.Seq}, NodeID: c.NodeID, Source: c.Source, Undoes: c.Undoes, CreatedAt: c.CreatedAt}
 	}
 	o := workspace.ViewOptions{Missing: "no diff: the content was not kept (larger than 16 MiB)"}
+	if s.cfg.Ignored != nil {
+		if r, err := s.cfg.Store.GetRun(ctx, runID); err == nil && r.ImportedFrom == "" {
+			o.Ignored = func(p string) bool { return s.cfg.Ignored(r.Workspace, p) }
+		}
+	}
 	if s.cfg.Blobs != nil {
 		o.Content = func(sum string) ([]byte, bool) {
 			b, err := s.cfg.Blobs.Get(sum)

@@ -160,6 +160,9 @@ type Config struct {
 	// Blobs keeps the contents of the files runs change, for review and
 	// undo; nil turns the journal and the file watcher off.
 	Blobs *workspace.Blobs
+	// Ignored, when set, tells the generated and git-ignored files of a
+	// workspace (fs.Ignored), which the files view marks.
+	Ignored func(workspace, rel string) bool
 	// Artifacts is the directory under which each run keeps the files its
 	// tools produce (screenshots, recordings), one folder per run; empty
 	// keeps none.

@@ -16,7 +16,10 @@ type FileView struct {
 	Status string `json:"status"`
 	// External is set when a change came from outside the run's file tools:
 	// a command of the run, a person, another program.
-	External bool         `json:"external"`
+	External bool `json:"external"`
+	// Ignored is set for a generated file or one the workspace's .gitignore
+	// names: not shown as a change unless the person asks.
+	Ignored  bool         `json:"ignored,omitempty"`
 	Diff     string       `json:"diff,omitempty"`
 	DiffNote string       `json:"diff_note,omitempty"`
 	Changes  []ChangeView `json:"changes"`
@@ -54,6 +57,9 @@ type ViewOptions struct {
 	Content func(sum string) (b []byte, ok bool)
 	// Missing is the note of a diff whose content was not kept.
 	Missing string
+	// Ignored, when set, says which paths are generated or ignored files
+	// (FileView.Ignored).
+	Ignored func(path string) bool
 }
 
 // Sources of a change that the run's file tools did not make
@@ -108,6 +114,7 @@ func ViewFiles(changes []Logged, o ViewOptions) FilesView {
 			f.Status = "modified"
 		}
 		f.Diff, f.DiffNote = o.diff(p, c0.Before, last.After, c0.BeforeUnknown)
+		f.Ignored = o.Ignored != nil && o.Ignored(p)
 		out.Files = append(out.Files, *f)
 	}
 	return out

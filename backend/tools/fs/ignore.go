@@ -2,6 +2,7 @@ package fs
 
 import (
 	"bytes"
+	"os"
 	"path"
 	"strings"
 )
@@ -116,6 +117,41 @@ func (ig *ignores) ignored(rel string, isDir bool) bool {
 			if ok {
 				return !r.negate
 			}
+		}
+	}
+	return false
+}
+
+// generated names what tools write beside the sources and nobody reviews,
+// ignored even without a .gitignore that says so: caches and installed
+// dependencies.
+var generated = parseIgnore("", []byte("__pycache__/\n*.pyc\n.pytest_cache/\n.mypy_cache/\n.ruff_cache/\nnode_modules/\n.DS_Store\n"))
+
+// Ignored reports whether rel, a file relative to the workspace at dir, is
+// one a person does not review as a change: generated (a cache, installed
+// dependencies), or named by .git/info/exclude or a .gitignore on its way,
+// itself or a directory above it, as git decides. A workspace that cannot
+// be opened ignores nothing.
+func Ignored(dir, rel string) bool {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	ig := (*ignores)(nil).push("", generated)
+	if data, err := readSmall(root, ".git/info/exclude"); err == nil {
+		ig = ig.push("", parseIgnore("", data))
+	}
+	parts := strings.Split(rel, "/")
+	dir = ""
+	for i, name := range parts {
+		if data, err := readSmall(root, path.Join(dir, ".gitignore")); err == nil {
+			ig = ig.push(dir, parseIgnore(dir, data))
+		}
+		dir = join(dir, name)
+		if ig.ignored(dir, i < len(parts)-1) {
+			return true
 		}
 	}
 	return false

@@ -1111,6 +1111,7 @@ export interface components {
             path: string;
             status: string;
             external: boolean;
+            ignored?: boolean;
             diff?: string;
             diff_note?: string;
             changes: components["schemas"]["ChangeView"][];

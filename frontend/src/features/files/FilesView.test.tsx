@@ -89,6 +89,20 @@ const undone: RestoreResult = {
 };
 
 describe("FilesView", () => {
+  it("lists generated and ignored files only when asked", async () => {
+    const withCache: FilesViewT = {
+      files: [...view.files, { path: "src/__pycache__/calc.pyc", status: "added", external: true, ignored: true, changes: [] }],
+    };
+    const fetchMock = vi.fn(async () => Response.json(withCache)) as unknown as typeof fetch;
+    renderView(fetchMock);
+    const rows = await screen.findAllByTestId("file-row");
+    expect(rows.map((r) => r.dataset["path"])).toEqual(["notes.txt", "build/out.bin", "todo.md"]);
+    const toggle = screen.getByTestId("show-ignored");
+    expect(toggle.textContent).toBe("Show 1 generated or ignored");
+    fireEvent.click(toggle);
+    expect(screen.getAllByTestId("file-row").map((r) => r.dataset["path"])).toContain("src/__pycache__/calc.pyc");
+  });
+
   it("lists the changed files with status and where outside changes came from", async () => {
     const { fetchMock } = server();
     renderView(fetchMock);

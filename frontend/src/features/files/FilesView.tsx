@@ -22,9 +22,14 @@ export function FilesView({ runId }: { runId: string }) {
   const selectedPath = useApp((s) => s.runView.file);
   const selectFile = useApp((s) => s.selectFile);
 
-  const files = view?.files;
+  // Generated and git-ignored files (a cache, a build) are listed only
+  // when asked: a person reviews what the run meant to change.
+  const [showIgnored, setShowIgnored] = useState(false);
+  const all = view?.files;
+  const ignoredCount = all?.filter((f) => f.ignored).length ?? 0;
+  const files = useMemo(() => (showIgnored ? all : all?.filter((f) => !f.ignored)), [all, showIgnored]);
   const file = files?.find((f) => f.path === selectedPath) ?? files?.[0];
-  const opPaths = useMemo(() => pathsByOp(files ?? []), [files]);
+  const opPaths = useMemo(() => pathsByOp(all ?? []), [all]);
 
   const blocked = actingStatuses.has(status)
     ? `Pause the run first: it is ${status}, and could change files while they are restored`
@@ -38,8 +43,14 @@ export function FilesView({ runId }: { runId: string }) {
       <header className="files-head">
         <h2>Changed files</h2>
         {files && <span className="muted">{files.length === 0 ? "none yet" : `${files.length} file${files.length === 1 ? "" : "s"}`}</span>}
+        {ignoredCount > 0 && (
+          <button type="button" className="link" aria-pressed={showIgnored} data-testid="show-ignored" onClick={() => setShowIgnored(!showIgnored)}
+            title="Generated files (caches, installed dependencies) and those the workspace's .gitignore names">
+            {showIgnored ? "Hide" : "Show"} {ignoredCount} generated or ignored
+          </button>
+        )}
         <span className="spacer" />
-        {files && files.length > 0 && <RevertAll count={files.length} act={act} />}
+        {all && all.length > 0 && <RevertAll count={all.length} act={act} />}
       </header>
       {restore.outcome && <RestoreNotice outcome={restore.outcome} act={act} onDismiss={restore.dismiss} />}
       {error && (
@@ -48,7 +59,10 @@ export function FilesView({ runId }: { runId: string }) {
         </p>
       )}
       {!files && !error && <p className="muted">Loading files…</p>}
-      {files?.length === 0 && (
+      {files?.length === 0 && ignoredCount > 0 && (
+        <p className="empty-state files-empty">Only generated or ignored files changed: show them above.</p>
+      )}
+      {files?.length === 0 && ignoredCount === 0 && (
         <p className="empty-state files-empty">
           This run has not changed any file yet. What its file tools and commands change, and what changes outside it while it
           runs, shows here, with a diff and a way to take it back.
