@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -292,5 +293,30 @@ func TestNoChromium(t *testing.T) {
 	res, err := open.Run(context.Background(), tool.Env{RunID: "r"}, []byte(`{"url":"about:blank"}`))
 	if err != nil || res.Code != CodeUnavailable || !strings.Contains(res.Output, "install chromium") {
 		t.Errorf("%+v, %v", res, err)
+	}
+}
+
+// An approval of an action on the page shows what it acts on: the element
+// as the model's snapshot showed it, and the page; an unknown ref says so.
+func TestActPreviewNamesTheElementAndPage(t *testing.T) {
+	f := newFixture(t, Options{})
+	if _, ok := f.reg.Preview(context.Background(), Act, f.env, json.RawMessage(`{"action":"click","ref":"e1"}`)); ok {
+		t.Error("a preview without a browser open")
+	}
+	snap := f.ok(Open, map[string]any{"url": f.srv.url("/form")})
+	send := ref(t, snap, `button "Send"`)
+	p, ok := f.reg.Preview(context.Background(), Act, f.env, json.RawMessage(`{"action":"click","ref":"`+send+`"}`))
+	want := `click button "Send" (` + send + `) on ` + f.srv.url("/form") + ` ("`
+	if !ok || !strings.HasPrefix(p.Note, want) || p.Diff != "" {
+		t.Errorf("preview %+v, want a note starting %q", p, want)
+	}
+	name := ref(t, snap, `textbox "Name"`)
+	p, _ = f.reg.Preview(context.Background(), Act, f.env, json.RawMessage(`{"action":"fill","ref":"[ref=`+name+`]","value":"Ada"}`))
+	if !strings.HasPrefix(p.Note, `fill textbox "Name" (`+name+`) with "Ada" on `) {
+		t.Errorf("fill preview %q", p.Note)
+	}
+	p, _ = f.reg.Preview(context.Background(), Act, f.env, json.RawMessage(`{"action":"click","ref":"e9999"}`))
+	if !strings.Contains(p.Note, "e9999, an element no snapshot of this page showed") {
+		t.Errorf("unknown ref preview %q", p.Note)
 	}
 }

@@ -65,6 +65,11 @@ type session struct {
 	loader   cdp.LoaderID
 	refs     refMap
 	load     loadState
+	// seen is what the snapshots of the current document showed of each
+	// ref (`button "Submit"`), and title the page's title then: what an
+	// approval of an action on a ref shows the person (preview.go).
+	seen  map[string]string
+	title string
 }
 
 // loadState follows the main frame's navigations, from the tab's event

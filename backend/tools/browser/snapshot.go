@@ -117,9 +117,16 @@ func (s *session) snapshot(ctx context.Context, selector string, maxChars int) (
 		root = id
 	}
 	s.mu.Lock()
+	if s.seen == nil || s.refs.loader != loader {
+		s.seen = map[string]string{} // the refs of another document
+	}
 	s.refs.forDocument(loader)
 	pageURL := s.url
 	tree, title, err := render(nodes, frames, root, s.refs.ref, pageURL)
+	if err == nil {
+		noteSeen(s.seen, tree)
+		s.title = title
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return "", err

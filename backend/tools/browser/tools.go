@@ -111,8 +111,8 @@ func (m *Manager) Tools() []tool.Tool {
 		keyed{tool.Must(tool.New(Open, openDescription, tool.RiskNetwork, m.open)), target},
 		keyed{tool.Must(tool.New(Back, backDescription, tool.RiskNetwork, m.back)), page},
 		keyed{tool.Must(tool.New(Snapshot, snapshotDescription, tool.RiskRead, m.snapshotTool)), page},
-		keyed{tool.Must(tool.New(Act, actDescription, tool.RiskWrite, m.actTool)), page},
-		keyed{tool.Must(tool.New(Screenshot, screenshotDescription, tool.RiskRead, m.screenshotTool)), page},
+		previewed{keyed{tool.Must(tool.New(Act, actDescription, tool.RiskWrite, m.actTool)), page}, m},
+		previewed{keyed{tool.Must(tool.New(Screenshot, screenshotDescription, tool.RiskRead, m.screenshotTool)), page}, m},
 		keyed{tool.Must(tool.New(Extract, extractDescription, tool.RiskRead, m.extractTool)), page},
 	}
 }

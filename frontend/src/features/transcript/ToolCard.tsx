@@ -108,6 +108,11 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
       ) : (
         <Arguments runId={runId} n={n} args={args} diff={diff?.from === "arguments" ? diff : undefined} edited={edited} open={open} />
       )}
+      {a?.preview?.note && !edited && (
+        <p className="muted call-note" data-testid="call-note">
+          {a.preview.note}
+        </p>
+      )}
       {edited && (
         <div className="edited-args" data-testid="edited-args">
           <p className="args-caption">arguments edited by the user:</p>
