@@ -59,16 +59,28 @@ type Console struct {
 	// of it, the end of the last turn for a follow-up's.
 	After int64
 
-	lines <-chan string // closed at the end of the input
+	// EditFile, when set, opens a file in the person's editor and returns
+	// when they close it ($EDITOR on the terminal): e on an approval edits
+	// its pretty-printed arguments there rather than on one line.
+	EditFile func(ctx context.Context, path string) error
+
+	lines <-chan string   // closed at the end of the input
+	want  chan struct{} // asks the reader for one line
 }
 
-// readLines starts the one reader of the input.
+// readLines starts the one reader of the input. It reads a line only when
+// one is asked for (want), so that between prompts the terminal is free:
+// an editor started for an approval gets the keys.
 func (c *Console) readLines() <-chan string {
 	ch := make(chan string)
+	c.want = make(chan struct{}, 1)
 	go func() {
 		defer close(ch)
 		sc := bufio.NewScanner(c.In)
-		for sc.Scan() {
+		for range c.want {
+			if !sc.Scan() {
+				return
+			}
 			ch <- sc.Text()
 		}
 	}()
@@ -77,6 +89,10 @@ func (c *Console) readLines() <-chan string {
 
 // line waits for the next input line; ok is false at the end of the input.
 func (c *Console) line(ctx context.Context) (string, bool) {
+	select {
+	case c.want <- struct{}{}:
+	default: // asked already, by a prompt the run's end cut short
+	}
 	select {
 	case l, ok := <-c.lines:
 		return strings.TrimSpace(l), ok

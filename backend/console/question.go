@@ -16,6 +16,9 @@ import (
 // inbox checks them against the tool's schema when they are sent), or
 // keeps the model's with an empty line; ok is false when the input ended.
 func (c *Console) edit(ctx context.Context, d event.ApprovalRequestedData) (json.RawMessage, bool) {
+	if c.EditFile != nil {
+		return c.editInEditor(ctx, d)
+	}
 	for {
 		fmt.Fprintf(c.Out, "  new arguments as one line of JSON (empty keeps %s): ", compact(d.Arguments, 200))
 		line, ok := c.line(ctx)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -109,5 +110,39 @@ func TestEditOnTheTerminal(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// With an editor, e opens the pretty-printed arguments in it; what the
+// person saves is what is approved, a file that is not a JSON object is
+// opened again, and nothing is read from the terminal while the editor
+// has it.
+func TestEditInTheEditor(t *testing.T) {
+	t.Parallel()
+	c, in, st, out := fixture(t, "e\n\n")
+	var opened []string
+	c.EditFile = func(_ context.Context, path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		opened = append(opened, string(b))
+		next := "{not json"
+		if len(opened) == 2 {
+			next = "{\"path\": \"a.txt\",\n \"content\": \"edited in vi\"}\n"
+		}
+		return os.WriteFile(path, []byte(next), 0o600)
+	}
+	d := open(t, in, inbox.Request{Tool: "write_file", Arguments: json.RawMessage(`{"path":"a.txt","content":"A"}`), Risk: "write"})
+	c.ask(context.Background(), d)
+	it, err := st.GetInteraction(context.Background(), d.InteractionID)
+	if err != nil || it.Decision != "approve" || it.Answer != `{"arguments":{"path":"a.txt","content":"edited in vi"}}` {
+		t.Fatalf("interaction %+v, %v\n%s", it, err, out)
+	}
+	if len(opened) != 2 || opened[0] != "{\n  \"path\": \"a.txt\",\n  \"content\": \"A\"\n}\n" {
+		t.Errorf("the editor was given %q", opened)
+	}
+	if !strings.Contains(out.String(), "not a JSON object; edit again?") {
+		t.Errorf("output:\n%s", out)
 	}
 }

@@ -55,6 +55,7 @@ Environment:
   ANTHROPIC_API_KEY   use Anthropic for agents set to auto (or to anthropic)
   ANTHROPIC_BASE_URL  an Anthropic-compatible server
   ANTHROPIC_MODEL     the Anthropic model to ask for
+  VISUAL, EDITOR    the editor e opens on an approval's arguments (steward run)
   STEWARD_CHROMIUM  the Chromium the browser tools start (default: found on PATH)
   NO_COLOR          print without colours
 `

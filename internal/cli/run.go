@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strings"
@@ -119,7 +120,8 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 		}
 	}()
 	c := &console.Console{Out: stdout, In: stdin, Inbox: s.Inbox, Runs: s.Runs, Bus: s.Bus, Reader: s.Store,
-		NewID: func() string { return p.NewID("cmd") }, Color: colorOutput(stdout, getenv), After: after}
+		NewID: func() string { return p.NewID("cmd") }, Color: colorOutput(stdout, getenv), After: after,
+		EditFile: editor(stdin, stdout, stderr, getenv)}
 	final, err := c.Follow(ctx, r.ID)
 	if err != nil {
 		return 1, err
@@ -138,6 +140,25 @@ func (p *Program) runCmd(args []string, getenv func(string) string, stdin io.Rea
 // anything (no-color.org).
 func colorOutput(w io.Writer, getenv func(string) string) bool {
 	return getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// editor opens a file in $VISUAL or $EDITOR (a command line, run by the
+// shell as git runs it) on the terminal; nil without one, or when stdin or
+// stdout is not a terminal: the arguments are then edited on one line.
+func editor(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) func(ctx context.Context, path string) error {
+	ed := getenv("VISUAL")
+	if ed == "" {
+		ed = getenv("EDITOR")
+	}
+	in, ok := stdin.(*os.File)
+	if ed == "" || !ok || !isTerminal(in) || !isTerminal(stdout) {
+		return nil
+	}
+	return func(ctx context.Context, path string) error {
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", ed+` "$1"`, "editor", path)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = in, stdout, stderr
+		return cmd.Run()
+	}
 }
 
 func isTerminal(w io.Writer) bool {
