@@ -64,7 +64,7 @@ type Console struct {
 	// its pretty-printed arguments there rather than on one line.
 	EditFile func(ctx context.Context, path string) error
 
-	lines <-chan string   // closed at the end of the input
+	lines <-chan string // closed at the end of the input
 	want  chan struct{} // asks the reader for one line
 }
 

@@ -78,7 +78,7 @@ func TestE2ERunViewRoom(t *testing.T) {
 	}
 
 	for _, size := range []struct {
-		w, h int64
+		w, h  int64
 		share float64
 	}{{1440, 900, 0.60}, {1024, 700, 0.50}} {
 		for _, scheme := range []string{"light", "dark"} {
