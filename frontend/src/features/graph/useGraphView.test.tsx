@@ -132,7 +132,8 @@ describe("the graph's view", () => {
     for (let i = 0; i < 10; i++) {
       act(() => store.getState().applyEvents([{ run_id: run.id, seq: 100 + i, ts: 100 + i, ...turns(5 + i, 1)[0]! }]));
     }
-    await waitFor(() => expect(inCanvas("m14")).toBe(true));
+    // The follow moves the view over some frames: a loaded machine is slow at them.
+    await waitFor(() => expect(inCanvas("m14")).toBe(true), { timeout: 5000 });
     expect(view().zoom).toBeCloseTo(zoom);
     expect(follow.getAttribute("aria-pressed")).toBe("true");
     // The Fit button gives the view back to the graph.
