@@ -248,7 +248,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Mode: string(in.Mode), Rules: in.Rules,
+	rr, err := s.cfg.Runs.Start(r.Context(), run.StartParams{Agent: a, Instructions: in.Instructions, Workspace: in.Workspace, Unattended: in.Unattended, BreakBefore: in.BreakBefore, Limits: in.Limits, Model: in.Model, Mode: string(in.Mode), Rules: in.Rules,
 		Sandbox: string(in.Sandbox), SandboxNetwork: string(in.SandboxNetwork)})
 	if err != nil {
 		return err

@@ -208,6 +208,9 @@ type StartRun struct {
 	Unattended   bool          `json:"unattended,omitempty"`
 	BreakBefore  []string      `json:"break_before,omitempty"`
 	Limits       *event.Limits `json:"limits,omitempty"`
+	// Model overrides the agent's model (of its provider); a restart or a
+	// fork of the run keeps it.
+	Model string `json:"model,omitempty"`
 	// Mode overrides the agent's permission mode; Rules add to its rules.
 	Mode  policy.Mode   `json:"mode,omitempty"`
 	Rules []policy.Rule `json:"rules,omitempty"`

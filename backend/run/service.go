@@ -244,6 +244,9 @@ type StartParams struct {
 	Limits *event.Limits
 	// Mode overrides the agent's permission mode when set.
 	Mode string
+	// Model overrides the agent's model when set. It is kept in the run's
+	// recorded agent, so a restart, a follow-up or a fork asks the same one.
+	Model string
 	// Rules add to the agent's permission rules for this run.
 	Rules []policy.Rule
 	// Sandbox (auto, on, off) and SandboxNetwork (off, on) override the
@@ -338,14 +341,6 @@ func eventRules(rules []policy.Rule) []event.Rule {
 	return out
 }
 
-// checkLimits refuses negative budgets.
-func checkLimits(l event.Limits) error {
-	if l.MaxSteps < 0 || l.MaxTokens < 0 || l.MaxCostUSD < 0 || l.MaxWallTimeMS < 0 {
-		return fmt.Errorf("%w: limits cannot be negative", ErrInvalid)
-	}
-	return nil
-}
-
 // maxInstructions bounds the first user message.
 const maxInstructions = 256 << 10
 
@@ -391,6 +386,12 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		return store.Run{}, err
 	}
 	p.Agent = boxed
+	if p.Model != "" {
+		if err := checkModel(p.Model); err != nil {
+			return store.Run{}, err
+		}
+		p.Agent.Model = p.Model
+	}
 	root, err := workspace.Open(p.Workspace)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
@@ -400,6 +401,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (store.Run, error) {
 		m = rt.Model
 	} else if m, err = s.cfg.Models.Resolve(ctx, p.Agent); err != nil {
 		return store.Run{}, fmt.Errorf("%w: agent %s: %v", ErrInvalid, p.Agent.Name, err)
+	}
+	if p.Model != "" && m.Name == agent.ProviderScript {
+		// A script answers as written whatever model it is asked for: the
+		// override would be recorded but never used.
+		return store.Run{}, fmt.Errorf("%w: model: agent %s plays a script (provider %s), which takes no model", ErrInvalid, p.Agent.Name, m.Name)
 	}
 	spec, err := json.Marshal(p.Agent)
 	if err != nil {

@@ -1624,6 +1624,7 @@ export interface components {
             unattended?: boolean;
             break_before?: string[];
             limits?: components["schemas"]["Limits"];
+            model?: string;
             /** @enum {string} */
             mode?: "ask" | "edits" | "plan" | "auto";
             rules?: components["schemas"]["PolicyRule"][];

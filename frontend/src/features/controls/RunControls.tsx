@@ -6,6 +6,7 @@ import { Dialog } from "../../ui/Dialog";
 import { saveLayout } from "../transcript/layoutPref";
 import { focusSearchEvent } from "../transcript/Transcript";
 import { canForkFrom, useFork } from "./Fork";
+import { terminalStatuses } from "../../store/status";
 import { can, interrupted, title, type LiveRun } from "./liveRun";
 import { moveApprovalFocus, pendingCardSelector, shortcutFor, shortcuts } from "./shortcuts";
 import type { SendCommand } from "./useCommand";
@@ -124,13 +125,20 @@ export function RunControls({ runId, live, send, busy }: Props) {
   );
 
   // Continue and Step stay visible while an interrupted call waits, disabled
-  // with the reason: the banner offers Retry call and Skip call instead.
+  // with the reason: the banner offers Retry call and Skip call instead. A
+  // finished run can never take them again, so they go: what it still
+  // offers (export, fork, a follow-up) is elsewhere in the view.
+  const ended = terminalStatuses.has(live.status);
   return (
     <div className="run-controls" role="group" aria-label="Run controls">
-      {button("pause", "Pause")}
-      {button("continue", "Continue", interrupted(live) ? "" : "primary-soft")}
-      {button("step", "Step")}
-      {button("cancel", "Cancel run", "danger")}
+      {!ended && (
+        <>
+          {button("pause", "Pause")}
+          {button("continue", "Continue", interrupted(live) ? "" : "primary-soft")}
+          {button("step", "Step")}
+          {button("cancel", "Cancel run", "danger")}
+        </>
+      )}
       <button
         type="button"
         className="shortcut-toggle"

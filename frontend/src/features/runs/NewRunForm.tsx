@@ -2,27 +2,15 @@ import { useId, useState, type FormEvent } from "react";
 import { useApp, useServices } from "../../store/context";
 import { DemoLabel } from "../../ui/StatusBadge";
 import { errorMessage } from "../../ui/format";
-import type { PermissionMode as Mode, StartRun } from "../../api/types";
+import type { PermissionMode as Mode } from "../../api/types";
 import { WorkspaceField } from "./WorkspaceField";
 import { ProjectReview } from "./ProjectReview";
+import { RunOptionsFold, sandboxes } from "./RunOptionsFold";
+import { noOptions, overrides, type RunOptions } from "./runOptions";
+import { lastWorkspace, rememberWorkspace } from "./workspacePref";
 
-// What each permission mode lets run without asking, for the mode picker.
-const modes: { value: Mode; label: string }[] = [
-  { value: "ask", label: "ask: reads run, everything else asks" },
-  { value: "edits", label: "edits: reads and workspace writes run" },
-  { value: "plan", label: "plan: read-only tools only" },
-  { value: "auto", label: "auto: everything runs (still confined)" },
-];
-
-// The sandbox overrides a run can make, for the commands picker; "" keeps
-// the agent's settings.
-const sandboxes: { value: string; label: string; set: Pick<StartRun, "sandbox" | "sandbox_network"> }[] = [
-  { value: "on", label: "sandboxed, no network", set: { sandbox: "on", sandbox_network: "off" } },
-  { value: "on+net", label: "sandboxed, with the network", set: { sandbox: "on", sandbox_network: "on" } },
-  { value: "off", label: "not sandboxed (they see your files and keys)", set: { sandbox: "off" } },
-];
-
-// NewRunForm starts a run of an agent on a workspace, then selects it.
+// NewRunForm starts a run of an agent on a workspace, then selects it. The
+// workspace of the last run started here is offered again.
 export function NewRunForm() {
   const { api, refreshLists } = useServices();
   const agents = useApp((s) => s.agents);
@@ -38,21 +26,30 @@ export function NewRunForm() {
   const [mode, setMode] = useState<Mode | "">("");
   // "" runs with the agent's sandbox settings.
   const [sandbox, setSandbox] = useState("");
+  const [options, setOptions] = useState<RunOptions>(noOptions);
+  // Read once: the folder of the last run this browser started.
+  const [remembered] = useState(lastWorkspace);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const wsId = useId();
 
   const selectedId = agentId ?? agents[0]?.id ?? "";
   const agent = agents.find((a) => a.id === selectedId);
-  const ws = workspace ?? info?.default_workspace ?? "";
+  const ws = workspace ?? (remembered || info?.default_workspace) ?? "";
 
   async function submit(e: FormEvent) {
     e.preventDefault();
+    const extra = overrides(options);
+    if (!extra.ok) {
+      setError(extra.error);
+      return;
+    }
     setBusy(true);
     setError(undefined);
     try {
-      const override = sandboxes.find((b) => b.value === sandbox)?.set ?? {};
-      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws, ...(mode ? { mode } : {}), ...override });
+      const box = sandboxes.find((b) => b.value === sandbox)?.set ?? {};
+      const run = await api.startRun({ agent: selectedId, instructions, workspace: ws, ...(mode ? { mode } : {}), ...box, ...extra.value });
+      rememberWorkspace(ws);
       addRun(run);
       select(run.id);
       setInstructions("");
@@ -69,7 +66,11 @@ export function NewRunForm() {
       <h2>New run</h2>
       <label className="field">
         <span>Agent</span>
-        <select aria-label="Agent" value={selectedId} onChange={(e) => setAgentId(e.target.value)}>
+        <select aria-label="Agent" value={selectedId} onChange={(e) => {
+            setAgentId(e.target.value);
+            // Breakpoints name the agent's tools: another agent has others.
+            setOptions((o) => ({ ...o, breakBefore: [] }));
+          }}>
           {agents.length === 0 && <option value="">No agents</option>}
           {agents.map((a) => (
             <option key={a.id} value={a.id}>
@@ -95,32 +96,15 @@ export function NewRunForm() {
       </label>
       <WorkspaceField id={wsId} label="Workspace" value={ws} onChange={setWorkspace} onError={setError} />
       {agent?.project_servers && ws && <ProjectReview workspace={ws} />}
-      <label className="field">
-        <span>Permissions</span>
-        <select aria-label="Permission mode" value={mode} onChange={(e) => setMode(e.target.value as Mode | "")}>
-          <option value="">{agent ? `the agent's (${agent.mode})` : "the agent's"}</option>
-          {modes.map((m) => (
-            <option key={m.value} value={m.value}>
-              {m.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span>Commands</span>
-        <select aria-label="Command sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)}>
-          <option value="">
-            {agent
-              ? `the agent's (${agent.sandbox ?? "auto"}, network ${agent.sandbox_network ?? "off"})`
-              : "the agent's"}
-          </option>
-          {sandboxes.map((b) => (
-            <option key={b.value} value={b.value}>
-              {b.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <RunOptionsFold
+        agent={agent}
+        options={options}
+        onOptions={setOptions}
+        mode={mode}
+        onMode={setMode}
+        sandbox={sandbox}
+        onSandbox={setSandbox}
+      />
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || !selectedId}>
           Start run
