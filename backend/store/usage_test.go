@@ -50,7 +50,9 @@ func TestUsage(t *testing.T) {
 		}
 		return got
 	}
-	window := func(g store.UsageGroup) store.UsageFilter { return store.UsageFilter{Group: g, From: d0, To: d0 + 2*day} }
+	window := func(g store.UsageGroup) store.UsageFilter {
+		return store.UsageFilter{Group: g, From: d0, To: d0 + 2*day}
+	}
 	tests := []struct {
 		name string
 		f    store.UsageFilter
