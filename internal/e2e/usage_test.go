@@ -109,4 +109,38 @@ func TestE2EUsagePage(t *testing.T) {
 	if err != nil {
 		fail("open a run from its usage row", err)
 	}
+
+	// A run whose steps budget runs out after one call: Raise budget and
+	// continue asks for the new limit, refuses one that raises nothing,
+	// and continues with the one typed.
+	start := fmt.Sprintf(`fetch("/api/v1/runs", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
+		body: JSON.stringify({agent: "default", instructions: "Raise me", workspace: %q, limits: {max_steps: 1}})}).then(r => r.ok)`, ws)
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](start, chromedp.EvalAwaitPromise))
+	if err != nil || !ok {
+		fail("start a run with max_steps 1", fmt.Errorf("ok %v: %v", ok, err))
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.Search(`//button[.//text()[contains(., "Raise me")]]`)),
+		waitStatus("paused"),
+		pollTrue(`document.querySelector('[data-testid="budget-steps"]')?.textContent === "steps 1 / 1"`),
+		chromedp.Click(chromedp.Search(`//button[normalize-space()="Raise budget and continue"]`)),
+		pollTrue(`document.querySelector('input[aria-label="New steps limit"]')?.value === "2"`),
+		setField("New steps limit", "1"),
+		chromedp.Click(chromedp.Search(`//button[normalize-space()="Continue with these limits"]`)),
+		pollTrue(`document.querySelector('form[aria-label="Raise budget"] [role="alert"]')?.textContent === "Raise at least one budget above its limit to go on"`),
+	)
+	if err != nil {
+		fail("the raise form", err)
+	}
+	screenshot(t, ctx, "e2e-usage-raise-form-refused")
+	err = chromedp.Do(ctx,
+		setField("New steps limit", "3"),
+		chromedp.Click(chromedp.Search(`//button[normalize-space()="Continue with these limits"]`)),
+		waitStatus("completed"),
+		pollTrue(`document.querySelector('[data-testid="budget-steps"]')?.textContent === "steps 2 / 3"`),
+	)
+	if err != nil {
+		got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="run-budgets"]')?.textContent ?? "none"`))
+		fail("continue with the raised limit: "+got, err)
+	}
 }
