@@ -41,6 +41,23 @@ func TestUsage(t *testing.T) {
 	run("r2", "coder", "anthropic", "claude", d0+day+5, 200, 20, 1.5)
 	run("r3", "review", "openai", "gpt", d0+day+9, 300, 30, 0.25)
 	run("r4", "review", "openai", "gpt", d0+3*day, 1000, 100, 9) // after the window below
+	// An imported recording of someone else's run, in the window: left out.
+	imported := []event.Event{
+		event.New("r5", event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{ID: "ag_coder", Name: "coder", Provider: "openai", Model: "gpt"},
+			Instructions: "x", Workspace: "/elsewhere", Mode: "ask", MaxSteps: 10}),
+		event.New("r5", event.NodeStarted, "n1", event.NodeStartedData{Kind: event.KindLLM, Label: "model call"}),
+		event.New("r5", event.NodeFinished, "n1", event.NodeFinishedData{Status: event.NodeSucceeded,
+			Usage: &event.Usage{InputTokens: 1e6, OutputTokens: 1e6}, CostUSD: 100}),
+	}
+	for i := range imported {
+		imported[i].TS = d0 + 1500 + int64(i)
+	}
+	if _, err := st.ImportRun(ctx, imported, "run_theirs"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := st.GetRun(ctx, "r5"); err != nil || r.InputTokens != 1e6 || r.CreatedAt < d0 || r.CreatedAt >= d0+2*day {
+		t.Fatalf("imported run %+v (%v): want its usage on its row, started in the window", r, err)
+	}
 
 	rows := func(f store.UsageFilter) []store.UsageRow {
 		t.Helper()
