@@ -37,7 +37,8 @@ export function RunBudgets({ runId }: { runId: string }) {
   useEffect(() => {
     let live = true;
     api.budget(runId).then(
-      (b) => live && setBudget(b),
+      // Only a budget is shown: an answer without limits is not one.
+      (b) => live && setBudget(typeof b?.limits === "object" && b.limits ? b : undefined),
       () => live && setBudget(undefined),
     );
     return () => {
