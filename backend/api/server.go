@@ -48,6 +48,7 @@ type Answerer interface {
 type Reader interface {
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
+	Usage(ctx context.Context, f store.UsageFilter) ([]store.UsageRow, error)
 	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
 	Graph(ctx context.Context, runID string) ([]store.Node, []store.Edge, error)
 	NodeEvents(ctx context.Context, runID, nodeID string) ([]event.Event, error)

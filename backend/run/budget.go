@@ -57,3 +57,21 @@ func (r *runState) spentOut(l event.Limits) string {
 	}
 	return ""
 }
+
+// Budget is a run's budgets and what it spent against them, counted as the
+// engine counts them when it checks them (spentOut).
+type Budget struct {
+	Limits event.Limits `json:"limits"`
+	// Steps are the model calls started; Tokens the input and output tokens
+	// of those that finished; WallTimeMS the time spent in model and tool
+	// calls, not waiting for a person.
+	Steps      int     `json:"steps"`
+	Tokens     int64   `json:"tokens"`
+	CostUSD    float64 `json:"cost_usd"`
+	WallTimeMS int64   `json:"wall_time_ms"`
+}
+
+// Budget is the run's budgets and spending as folded so far.
+func (f *Fold) Budget() Budget {
+	return Budget{Limits: f.limits, Steps: f.step, Tokens: f.tokens, CostUSD: f.cost, WallTimeMS: f.workMS}
+}

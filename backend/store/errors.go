@@ -13,6 +13,9 @@ var (
 	// ErrConflict means a precondition of a write no longer holds, for example
 	// an interaction that another surface already answered.
 	ErrConflict = fault.New(fault.Conflict, "conflict")
+	// ErrInvalid means a request the store cannot answer as asked, for
+	// example a usage report by an unknown grouping.
+	ErrInvalid = fault.New(fault.Invalid, "invalid")
 	// ErrClosed is returned by appends after Close.
 	ErrClosed = errors.New("store closed")
 )

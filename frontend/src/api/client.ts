@@ -6,6 +6,7 @@ import type {
   AgentDefinitionInput,
   Answer,
   BatchAnswer,
+  Budget,
   Command,
   CommandResult,
   DirList,
@@ -28,6 +29,8 @@ import type {
   Run,
   Settings,
   StartRun,
+  UsageQuery,
+  UsageReport,
 } from "./types";
 import type { components } from "./schema";
 
@@ -217,6 +220,15 @@ export function createApi(opts: ClientOptions = {}) {
     deleteAgent: (id: string) => request<void>("DELETE", `/agents/${q(id)}`),
     // tools is the tool catalog with each tool's risk.
     tools: async () => (await request<Schemas["ToolsBody"]>("GET", "/tools")).tools,
+    // usage is the tokens and cost of the runs of a period, by group; a 400
+    // names a bad group or day. budget is one run's budgets and spending.
+    usage: (query: UsageQuery) => {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v) params.set(k, v);
+      const qs = params.toString();
+      return request<UsageReport>("GET", `/usage${qs ? `?${qs}` : ""}`);
+    },
+    budget: (runId: string) => request<Budget>("GET", `/runs/${q(runId)}/budget`),
     // settings is the providers, the local model servers found and the
     // price table; each change answers the whole settings again.
     settings: () => request<Settings>("GET", "/settings"),

@@ -415,6 +415,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's budgets and what it spent against them (steps, tokens, cost, time in calls), as the engine counts them */
+        get: operations["get_runs_by_id_budget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/commands": {
         parameters: {
             query?: never;
@@ -704,6 +721,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tokens and cost of the runs of a period, added up by run, agent, model or UTC day (imported runs left out) */
+        get: operations["get_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ws": {
         parameters: {
             query?: never;
@@ -939,6 +973,13 @@ export interface components {
             mime: string;
             size: number;
             description?: string;
+        };
+        Budget: {
+            limits: components["schemas"]["Limits"];
+            steps: number;
+            tokens: number;
+            cost_usd: number;
+            wall_time_ms: number;
         };
         ChangeView: {
             seq: number;
@@ -1673,6 +1714,22 @@ export interface components {
             output_tokens: number;
             cached_tokens: number;
             cost_usd: number;
+        };
+        UsageReport: {
+            group: string;
+            from?: string;
+            to?: string;
+            rows: components["schemas"]["UsageRow"][];
+            total: components["schemas"]["Usage"];
+            runs: number;
+        };
+        UsageRow: {
+            key: string;
+            label: string;
+            runs: number;
+            first: number;
+            steps: number;
+            usage: components["schemas"]["Usage"];
         };
         WsIn: {
             /** @enum {string} */
@@ -3779,6 +3836,73 @@ export interface operations {
             };
         };
     };
+    get_runs_by_id_budget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: {"error": {"code", "message"}} */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_runs_by_id_commands: {
         parameters: {
             query?: never;
@@ -5100,6 +5224,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ToolsBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: {"error": {"code", "message"}} */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_usage: {
+        parameters: {
+            query?: {
+                /** @description what to add up by; run when absent */
+                group?: "run" | "agent" | "model" | "day";
+                /** @description only runs started on this UTC day (YYYY-MM-DD) or later */
+                from?: string;
+                /** @description only runs started on this UTC day (YYYY-MM-DD) or earlier */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
                 };
             };
             /** @description Bad Request */

@@ -6,7 +6,7 @@
 // of the generated messages each message type carries. Times are Unix
 // milliseconds.
 
-import type { components } from "./schema";
+import type { components, operations } from "./schema";
 
 type Schemas = components["schemas"];
 
@@ -64,6 +64,18 @@ export type Next = Schemas["Next"];
 export type Limits = Schemas["Limits"];
 
 export type Usage = Schemas["Usage"];
+
+// GET /api/v1/runs/{id}/budget: a run's budgets and what it spent against
+// them (tokens: input plus output; wall_time_ms: time in model and tool
+// calls), as the engine counts them when it pauses on a budget.
+export type Budget = Schemas["Budget"];
+
+// GET /api/v1/usage: tokens and cost added up by run, agent, model or UTC
+// day; from and to are UTC days (YYYY-MM-DD), both inclusive.
+export type UsageReport = Schemas["UsageReport"];
+export type UsageRow = Schemas["UsageRow"];
+export type UsageQuery = NonNullable<operations["get_usage"]["parameters"]["query"]>;
+export type UsageGroup = NonNullable<UsageQuery["group"]>;
 
 // A run. capabilities: what is possible now; refusals: why each other
 // command is not; next: set while the run is paused; forked_from: the run

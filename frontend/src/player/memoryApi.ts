@@ -148,6 +148,10 @@ export function createMemoryApi(rec: Recording, opts: MemoryApiOptions): Api {
     deleteAgent: readOnly,
     tools: () => Promise.resolve([]),
     settings: readOnly,
+    // A recording has no account of usage, and its budgets are the
+    // recording machine's: neither is shown.
+    usage: readOnly,
+    budget: readOnly,
     updateProvider: readOnly,
     testProvider: readOnly,
     updatePrices: readOnly,

@@ -33,7 +33,7 @@ export type AppState = {
 };
 
 // providers, prices and grants are the sections of the settings page.
-export type Page = "run" | "agents" | "providers" | "prices" | "mcp" | "grants";
+export type Page = "run" | "agents" | "usage" | "providers" | "prices" | "mcp" | "grants";
 
 // Pane is what the run view shows: its transcript, its graph, both side by
 // side, its timeline, or the files it changed.

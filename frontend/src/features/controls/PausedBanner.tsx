@@ -1,6 +1,6 @@
-import type { Limits } from "../../api/types";
 import { pretty } from "../../ui/format";
 import { can, interrupted, title, type LiveRun } from "./liveRun";
+import { RaiseBudget } from "./RaiseBudget";
 import type { SendCommand } from "./useCommand";
 
 type Props = { live: LiveRun; send: SendCommand; busy: boolean };
@@ -37,15 +37,12 @@ export function PausedBanner({ live, send, busy }: Props) {
       )}
       {next?.limits && (
         <div className="banner-actions">
-          <button
-            type="button"
-            className="primary"
+          <RaiseBudget
+            limits={next.limits}
             disabled={busy || !can(live, "continue")}
-            title="Double every budget of this run and continue"
-            onClick={() => void send("continue", { limits: doubled(next.limits!) })}
-          >
-            Raise budget and continue
-          </button>
+            title="Say the new limits of this run's budgets, then continue"
+            onRaise={(limits) => send("continue", { limits })}
+          />
         </div>
       )}
       {stuck && (
@@ -77,15 +74,4 @@ export function PausedBanner({ live, send, busy }: Props) {
       )}
     </section>
   );
-}
-
-// doubled is the budgets twice as large (unset ones stay unset).
-export function doubled(l: Limits): Limits {
-  const twice = (n?: number) => (n ? n * 2 : undefined);
-  return {
-    max_steps: twice(l.max_steps),
-    max_tokens: twice(l.max_tokens),
-    max_cost_usd: twice(l.max_cost_usd),
-    max_wall_time_ms: twice(l.max_wall_time_ms),
-  };
 }

@@ -417,15 +417,3 @@ describe("model retries and retried calls", () => {
     expect(within(card).getByText("retry of n7")).toBeTruthy();
   });
 });
-
-describe("doubled", () => {
-  it("doubles the budgets that are set and leaves the others unset", async () => {
-    const { doubled } = await import("./PausedBanner");
-    expect(doubled({ max_steps: 3, max_cost_usd: 0.5 })).toEqual({
-      max_steps: 6,
-      max_tokens: undefined,
-      max_cost_usd: 1,
-      max_wall_time_ms: undefined,
-    });
-  });
-});

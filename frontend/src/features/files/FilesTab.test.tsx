@@ -49,7 +49,8 @@ describe("the Files tab", () => {
     const tab = screen.getByTestId("files-tab");
     expect(within(tab).getByTestId("files-count").textContent).toBe("2");
     expect(screen.queryByTestId("files-view")).toBeNull();
-    expect(fetchMock).not.toHaveBeenCalled();
+    // The header reads the run's budgets; the files are not read yet.
+    expect(fetchMock).not.toHaveBeenCalledWith("/api/v1/runs/run_1/files", expect.anything());
     fireEvent.click(tab);
     expect(tab.getAttribute("aria-pressed")).toBe("true");
     expect((await screen.findAllByTestId("file-row")).map((r) => r.dataset["path"])).toEqual(["a.txt", "new.txt"]);

@@ -8,6 +8,7 @@ import { RunList } from "../runs/RunList";
 import { isSettingsSection, SettingsPage } from "../settings/SettingsPage";
 import { RunView } from "../transcript/RunView";
 import { SignedOut } from "./SignedOut";
+import { UsagePage } from "../usage/UsagePage";
 import { TopBar } from "./TopBar";
 import "./shell.css";
 
@@ -34,14 +35,18 @@ export function App() {
         </aside>
         <main className={`main main-${page === "run" ? "run" : "page"}`}>
           <Inbox />
-          {page === "agents" ? <AgentsPage /> : isSettingsSection(page) ? <SettingsPage section={page} /> : <RunView />}
+          {page === "agents" ? (
+            <AgentsPage />
+          ) : page === "usage" ? (
+            <UsagePage />
+          ) : isSettingsSection(page) ? <SettingsPage section={page} /> : <RunView />}
         </main>
       </div>
     </div>
   );
 }
 
-// SidebarFoot leads to the agents and the settings; pressed again, back to
+// SidebarFoot leads to the agents, the usage and the settings; pressed again, back to
 // the run.
 function SidebarFoot() {
   const page = useApp((s) => s.page);
@@ -49,6 +54,9 @@ function SidebarFoot() {
     <nav className="sidebar-foot" aria-label="Pages">
       <PageButton on={page === "agents"} to="agents" testId="agents-button" title="Create and edit agents">
         Agents
+      </PageButton>
+      <PageButton on={page === "usage"} to="usage" testId="usage-button" title="Tokens and cost by run, agent, model and day">
+        Usage
       </PageButton>
       <PageButton on={isSettingsSection(page)} to="providers" testId="settings-button" title="Providers, prices, MCP servers and grants">
         Settings

@@ -21,6 +21,7 @@ import { FilesView } from "../files/FilesView";
 import { GraphPanel } from "../graph/GraphPanel";
 import { PlanPanel } from "../plan/PlanPanel";
 import { TimelinePanel } from "../timeline/TimelinePanel";
+import { RunBudgets } from "../usage/RunBudgets";
 import { RunPanes } from "./RunPanes";
 import { SandboxBadge, SandboxBanner } from "./SandboxNotice";
 import { ProjectBanner } from "./ProjectNotice";
@@ -127,6 +128,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
                 ? "none (no model is called)"
                 : `${run.usage.input_tokens} in / ${run.usage.output_tokens} out${run.usage.cost_usd ? ` · $${run.usage.cost_usd.toFixed(4)}` : ""}`}
             </dd>
+            {!imported && <RunBudgets runId={runId} />}
           </>
         )}
       </dl>

@@ -1,0 +1,63 @@
+import { useEffect, useState } from "react";
+import type { Budget } from "../../api/types";
+import { useApp, useServices } from "../../store/context";
+import { dollars, tokens } from "./money";
+
+// minutes reads a wall time of calls.
+function minutes(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
+}
+
+// budgetLines are the run's budgets that are set, each as used / limit,
+// with how much of it is used.
+export function budgetLines(b: Budget): { name: string; used: string; limit: string; share: number }[] {
+  const l = b.limits;
+  const out: { name: string; used: string; limit: string; share: number }[] = [];
+  if (l.max_steps) out.push({ name: "steps", used: String(b.steps), limit: String(l.max_steps), share: b.steps / l.max_steps });
+  if (l.max_tokens) out.push({ name: "tokens", used: tokens(b.tokens), limit: tokens(l.max_tokens), share: b.tokens / l.max_tokens });
+  if (l.max_cost_usd) out.push({ name: "cost", used: dollars(b.cost_usd), limit: dollars(l.max_cost_usd), share: b.cost_usd / l.max_cost_usd });
+  if (l.max_wall_time_ms)
+    out.push({ name: "wall time", used: minutes(b.wall_time_ms), limit: minutes(l.max_wall_time_ms), share: b.wall_time_ms / l.max_wall_time_ms });
+  return out;
+}
+
+// RunBudgets is the run's budgets as used / limit, read from the server
+// (the engine's own count) again whenever the run's status or its graph
+// changes. Nothing shows until it is read, or for a run it cannot read
+// (a recording in the player).
+export function RunBudgets({ runId }: { runId: string }) {
+  const { api } = useServices();
+  // A change of status or of the nodes is when a budget can have moved.
+  const version = useApp((s) => {
+    const r = s.stream.runs[runId];
+    return `${r?.status ?? ""}:${r?.nodeOrder.length ?? 0}:${r?.statusLog.length ?? 0}`;
+  });
+  const [budget, setBudget] = useState<Budget>();
+  useEffect(() => {
+    let live = true;
+    api.budget(runId).then(
+      // Only a budget is shown: an answer without limits is not one.
+      (b) => live && setBudget(typeof b?.limits === "object" && b.limits ? b : undefined),
+      () => live && setBudget(undefined),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, version]);
+  const lines = budget ? budgetLines(budget) : [];
+  if (lines.length === 0) return null;
+  return (
+    <>
+      <dt>Budgets</dt>
+      <dd className="run-budgets" data-testid="run-budgets">
+        {lines.map((l, i) => (
+          <span key={l.name} className={l.share >= 1 ? "budget-spent" : undefined} data-testid={`budget-${l.name.replace(" ", "-")}`}>
+            {i > 0 && " · "}
+            {l.name} {l.used} / {l.limit}
+          </span>
+        ))}
+      </dd>
+    </>
+  );
+}
