@@ -511,7 +511,7 @@ type FileChangedData struct {
 	// or the id of an undo, revert or rewind.
 	Op string `json:"op"`
 	// Undoes names what an undo, revert or rewind took back: an op, "run",
-	// or "from:<node>".
+	// "from:<node>", or "after:<node>" (a fork's restore, see ForkFiles).
 	Undoes string `json:"undoes,omitempty"`
 }
 
