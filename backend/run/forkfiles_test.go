@@ -3,7 +3,6 @@ package run_test
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,8 +218,5 @@ func TestForkFilesChecked(t *testing.T) {
 		if _, err := h.svc.Command(context.Background(), r.ID, c); !errors.Is(err, run.ErrInvalid) {
 			t.Errorf("Command(%+v) = %v; want ErrInvalid", c, err)
 		}
-	}
-	if _, err := os.Stat(h.ws + "-fork-x"); !errors.Is(err, fs.ErrNotExist) {
-		t.Error("unexpected folder")
 	}
 }
