@@ -40,6 +40,7 @@ func vocabularies() map[reflect.Type]*jsonschema.Schema {
 	enum(m, event.SandboxModes)
 	enum(m, event.SandboxNetworks)
 	enum(m, event.NextKinds)
+	enum(m, event.ForkFilesChoices)
 	enum(m, event.PlanStatuses)
 	enum(m, event.GrantScopes)
 	enum(m, event.ArtifactKinds)

@@ -25,6 +25,8 @@ type RunCreatedData struct {
 	// continues.
 	ForkedFrom *NodeRef  `json:"forked_from,omitempty"`
 	History    []Message `json:"history,omitempty"`
+	// ForkFiles is what a fork did with the workspace's files.
+	ForkFiles *ForkFiles `json:"fork_files,omitempty"`
 	// ReplayOf is the id of the recorded run this run replays (steward
 	// replay): a new run linked to its source.
 	ReplayOf string `json:"replay_of,omitempty"`
@@ -35,6 +37,24 @@ type RunCreatedData struct {
 	// Project is what the run was offered of its workspace's .mcp.json,
 	// when its agent uses project servers: which servers, or why none.
 	Project *ProjectServers `json:"project_servers,omitempty"`
+}
+
+// ForkFiles is a fork's choice of files, as it was carried out.
+type ForkFiles struct {
+	Choice ForkFilesChoice `json:"choice"`
+	// Op is the restore (choice restore) as the source run's journal
+	// records it: one op, undone like any other there. It is empty when no
+	// file had changed after the node.
+	Op string `json:"op,omitempty"`
+	// Restored counts the files the restore put back.
+	Restored int `json:"restored,omitempty"`
+	// From is the folder that was copied (choice copy); the fork's
+	// workspace is the copy.
+	From string `json:"from,omitempty"`
+	// Copied counts the files and links copied (choice copy); Skipped the
+	// entries that are neither (sockets, devices, pipes), not copied.
+	Copied  int `json:"copied,omitempty"`
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // ProjectServers is what a run was offered of the MCP servers its
@@ -491,7 +511,7 @@ type FileChangedData struct {
 	// or the id of an undo, revert or rewind.
 	Op string `json:"op"`
 	// Undoes names what an undo, revert or rewind took back: an op, "run",
-	// or "from:<node>".
+	// "from:<node>", or "after:<node>" (a fork's restore, see ForkFiles).
 	Undoes string `json:"undoes,omitempty"`
 }
 

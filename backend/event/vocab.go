@@ -75,6 +75,20 @@ const (
 // SandboxNetworks lists the network settings.
 var SandboxNetworks = []SandboxNetwork{NetworkOff, NetworkOn}
 
+// ForkFilesChoice is what a fork does with the workspace's files (see
+// ForkFiles).
+type ForkFilesChoice string
+
+// Fork file choices.
+const (
+	ForkKeep    ForkFilesChoice = "keep"    // the files stay as they are: the fork works in the same folder
+	ForkRestore ForkFilesChoice = "restore" // the source run's changes after the node are taken back, in the same folder
+	ForkCopy    ForkFilesChoice = "copy"    // the folder is copied to a sibling folder, which the fork works in
+)
+
+// ForkFilesChoices lists the fork file choices.
+var ForkFilesChoices = []ForkFilesChoice{ForkKeep, ForkRestore, ForkCopy}
+
 // NextKind is what a paused run does next: a model call or a tool call.
 type NextKind string
 

@@ -28,6 +28,9 @@ type Command struct {
 	// source run's. A fork of a foreign run (see Origin) needs both.
 	Agent     string `json:"agent,omitempty"`
 	Workspace string `json:"workspace,omitempty"`
+	// Files goes with fork: what becomes of the workspace's files (see
+	// forkFiles); empty is keep.
+	Files event.ForkFilesChoice `json:"files,omitempty"`
 }
 
 // CommandResult is the answer to a command. Fork, when accepted, names the
@@ -64,6 +67,12 @@ func (s *Service) Command(ctx context.Context, runID string, c Command) (Command
 	}
 	if c.Type != CmdFork && (c.Agent != "" || c.Workspace != "") {
 		return CommandResult{}, fmt.Errorf("%w: agent and workspace go with fork, and only with it", ErrInvalid)
+	}
+	if c.Type != CmdFork && c.Files != "" {
+		return CommandResult{}, fmt.Errorf("%w: files goes with fork, and only with it", ErrInvalid)
+	}
+	if err := checkForkFiles(c); err != nil {
+		return CommandResult{}, err
 	}
 	if c.Limits != nil {
 		if c.Type != CmdContinue && c.Type != CmdStep && c.Type != CmdFollowUp {

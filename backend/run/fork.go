@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"steward/backend/event"
@@ -51,7 +52,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 	}
 	src := newRunState(r.ID)
 	var created event.RunCreatedData
-	found := false
+	found, after := false, int64(0)
 	for _, ev := range evs {
 		if ev.Type == event.RunCreated {
 			_ = ev.Decode(&created)
@@ -63,7 +64,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 			if d.Status == event.NodeInterrupted {
 				return rejected(CodeInvalidState, "node %s was interrupted; fork from a node that finished", node)
 			}
-			found = true
+			found, after = true, ev.Seq
 			break
 		}
 	}
@@ -107,6 +108,11 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 		return rejected(CodeInvalidState, "agent %s: %v", spec.Name, err)
 	}
 	id := s.cfg.NewID("run")
+	ws, files, no := s.forkFiles(ctx, r, c.Files, forkFilesParams{node: node, after: after, fork: id, ws: ws,
+		ownFolder: sameFolder(ws, created.Workspace)})
+	if no != nil {
+		return *no
+	}
 	st := s.newRun(id)
 	st.model, st.unattended = m, fc.Unattended
 	st.env = s.envFor(id, ws)
@@ -122,6 +128,7 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 	fc.ForkedFrom = &event.NodeRef{RunID: r.ID, NodeID: node}
 	fc.ReplayOf = "" // a fork of a replay goes on live: it is no replay
 	fc.History = toEventMessages(history)
+	fc.ForkFiles = files
 	fc.Sandbox = eventSandbox(s.sandboxState(spec)) // as the fork's commands will run here, now
 	_, err = s.launch(ctx, st, func(a *active) error {
 		a.emitLocked(event.RunCreated, "", fc)
@@ -134,6 +141,16 @@ func (s *Service) fork(ctx context.Context, r store.Run, c Command) CommandResul
 		a.mu.Unlock()
 	})
 	if err != nil {
+		switch files.Choice {
+		case event.ForkCopy:
+			if rerr := os.RemoveAll(ws); rerr != nil {
+				s.cfg.Logf("run %s: remove the copy %s of a fork that was not made: %v", r.ID, ws, rerr)
+			}
+		case event.ForkRestore:
+			if files.Op != "" {
+				return rejected(CodeInvalidState, "%v (the files were put back as they were at %s: undo %s in the Files of run %s to take that back)", err, node, files.Op, r.ID)
+			}
+		}
 		return rejected(CodeInvalidState, "%v", err)
 	}
 	link := event.New(r.ID, event.RunForked, "", event.RunForkedData{NodeID: node, Fork: id})

@@ -65,12 +65,25 @@ func (s *Service) Restore(ctx context.Context, runID string, p RestoreParams) (R
 		return RestoreResult{}, ErrNoJournal
 	}
 	defer s.locks.lock(runID)()
-	s.restoreMu.Lock()
-	defer s.restoreMu.Unlock()
 	r, err := s.cfg.Store.GetRun(ctx, runID)
 	if err != nil {
 		return RestoreResult{}, err
 	}
+	return s.restoreLocked(ctx, r, p.Kind, func(all []store.FileChange) ([]store.FileChange, string, error) {
+		return s.selectChanges(ctx, runID, all, p)
+	})
+}
+
+// restoreLocked is Restore of the changes pick selects (with what they
+// undo, for the record), under the run's command lock, which the caller
+// holds; kind names the op.
+func (s *Service) restoreLocked(ctx context.Context, r store.Run, kind string, pick func([]store.FileChange) ([]store.FileChange, string, error)) (RestoreResult, error) {
+	if s.cfg.Blobs == nil {
+		return RestoreResult{}, ErrNoJournal
+	}
+	s.restoreMu.Lock()
+	defer s.restoreMu.Unlock()
+	runID := r.ID
 	if r.ImportedFrom != "" {
 		return RestoreResult{}, fmt.Errorf("%w: run %s was imported from a recording: its files were changed on the machine that recorded it, not here", ErrInvalid, runID)
 	}
@@ -87,7 +100,7 @@ func (s *Service) Restore(ctx context.Context, runID string, p RestoreParams) (R
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	sel, undoes, err := s.selectChanges(ctx, runID, all, p)
+	sel, undoes, err := pick(all)
 	if err != nil {
 		return RestoreResult{}, err
 	}
@@ -107,7 +120,7 @@ func (s *Service) Restore(ctx context.Context, runID string, p RestoreParams) (R
 		}
 		a.mu.Unlock()
 	}
-	op := s.cfg.NewID(p.Kind)
+	op := s.cfg.NewID(kind)
 	done, rerr := ws.Restore(s.cfg.Blobs, steps, expect)
 	// What was written is recorded, also when a write failed half way.
 	res := RestoreResult{Op: op, Changes: make([]event.FileChangedData, len(done))}

@@ -168,11 +168,15 @@ func TestE2ERuntimePauseStepSteerFork(t *testing.T) {
 	err = chromedp.Do(ctx,
 		runJS(`(document.querySelector('[data-testid="llm-message"]').scrollIntoView({block: "center"}), true)`),
 		chromedp.Click(chromedp.Search(`(//div[@data-testid="llm-message"])[1]//button[normalize-space()="Fork from here" and not(@disabled)]`)),
+		// The dialog asks what becomes of the files: keep them (its default).
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="fork-dialog"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="fork-start"]`)),
 		pollTrue(fmt.Sprintf(`(document.querySelector('.run-header .run-id')?.textContent ?? %q) !== %q`, source, source)),
 		waitStatus("paused"),
 		bannerHas("Paused: forked from "+source+" at "+firstLLM),
 		bannerHas("Next: model call"),
 		pollTrue(fmt.Sprintf(`document.querySelector('.lineage')?.innerText.includes(%q) === true`, "Fork of "+source+" at "+firstLLM)),
+		pollTrue(`document.querySelector('[data-testid="fork-files"]')?.innerText.includes("files kept as they were") === true`),
 		pollTrue(`document.querySelector('[data-testid="fork-history"]')?.innerText.includes("Carried over from") === true`),
 		// The run list shows the paused fork with its reason.
 		pollTrue(`[...document.querySelectorAll('nav[aria-label="Runs"] .run-item-paused')].some(b => b.innerText.includes("Paused: forked from"))`),

@@ -14,7 +14,7 @@ type Schemas = components["schemas"];
 // tool of the run, a command of the run, nobody of the run (a person,
 // another program), or an undo, revert or rewind; op groups the changes
 // taken back together; undoes (source undo) is the op undone, "run"
-// (revert) or "from:<node>" (rewind).
+// (revert), "from:<node>" (rewind) or "after:<node>" (a fork's restore).
 export type FileChangedData = Schemas["FileChangedData"];
 export type FileSource = FileChangedData["source"];
 

@@ -1005,6 +1005,8 @@ export interface components {
             tool?: string;
             agent?: string;
             workspace?: string;
+            /** @enum {string} */
+            files?: "keep" | "restore" | "copy";
         };
         CommandResult: {
             command_id: string;
@@ -1172,6 +1174,15 @@ export interface components {
             command_id: string;
             text: string;
             limits?: components["schemas"]["Limits"];
+        };
+        ForkFiles: {
+            /** @enum {string} */
+            choice: "keep" | "restore" | "copy";
+            op?: string;
+            restored?: number;
+            from?: string;
+            copied?: number;
+            skipped?: number;
         };
         Grant: {
             id: string;
@@ -1551,6 +1562,7 @@ export interface components {
             limits?: components["schemas"]["Limits"];
             forked_from?: components["schemas"]["NodeRef"];
             history?: components["schemas"]["EventMessage"][];
+            fork_files?: components["schemas"]["ForkFiles"];
             replay_of?: string;
             sandbox?: components["schemas"]["Sandbox"];
             project_servers?: components["schemas"]["ProjectServers"];

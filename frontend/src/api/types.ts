@@ -209,6 +209,11 @@ export type RunBreakpointsData = EventData<"run.breakpoints">;
 // replay_of: the recorded run this one replays (steward replay).
 export type RunCreatedData = EventData<"run.created">;
 
+// fork_files of a fork's run.created: what it did with the workspace's
+// files (keep, restore: as they were at the node, copy: into a new folder).
+export type ForkFiles = Schemas["ForkFiles"];
+export type ForkFilesChoice = ForkFiles["choice"];
+
 // replay.diverged (node_id ""): the first difference between what a replay
 // sent the model at model call step and what its recording sent there;
 // field says where in the request. Information, not a failure: the run

@@ -157,6 +157,7 @@ function apply(d: Draft, e: Event): void {
       t.mode = c.mode;
       t.unattended = !!c.unattended;
       t.forkedFrom = c.forked_from;
+      t.forkFiles = c.fork_files;
       t.history = c.history;
       t.replayOf = c.replay_of || undefined;
       t.breakBefore = c.break_before ?? [];

@@ -2,6 +2,7 @@
 // run's transcript, its nodes and what the UI shows of their decisions.
 
 import type {
+  ForkFiles,
   AgentRef,
   ArtifactCreatedData,
   Capability,
@@ -199,6 +200,7 @@ export type RunTranscript = {
   refusals?: Refusals;
   // A fork: where it branched from and the conversation it carries over.
   forkedFrom?: NodeRef;
+  forkFiles?: ForkFiles;
   history?: Message[];
   // A replay: the run it replays (run.created), and the first difference
   // from its recording, once there is one.

@@ -353,8 +353,9 @@ describe("keyboard shortcuts", () => {
     expect(sent).toHaveLength(0);
     act(() => store.getState().selectNode("n3"));
     fireEvent.keyDown(document.body, { key: "f" });
+    fireEvent.click(within(screen.getByRole("dialog", { name: "Fork from here" })).getByRole("button", { name: "Fork" }));
     await waitFor(() => expect(store.getState().selectedRunId).toBe("run_f"));
-    expect(sent[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3" });
+    expect(sent[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3", files: "keep" });
   });
 });
 
@@ -364,9 +365,29 @@ describe("fork", () => {
     const { sent, store, services } = setup(run, events, (b) => (b["type"] === "fork" ? { status: "accepted", fork: "run_f" } : { status: "accepted" }));
     const llm = screen.getByTestId("llm-message");
     fireEvent.click(within(llm).getByRole("button", { name: "Fork from here" }));
+    // The dialog asks what becomes of the files; nothing is sent before.
+    const dialog = screen.getByRole("dialog", { name: "Fork from here" });
+    expect(sent).toHaveLength(0);
+    expect((within(dialog).getByRole("radio", { name: /Keep the files as they are/ }) as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(within(dialog).getByRole("radio", { name: /Put the files back as they were/ }));
+    fireEvent.click(within(dialog).getByRole("button", { name: "Fork" }));
     await waitFor(() => expect(store.getState().selectedRunId).toBe("run_f"));
-    expect(sent[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3" });
+    expect(sent[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3", files: "restore" });
     expect(services.refreshLists).toHaveBeenCalled();
+    expect(screen.queryByRole("dialog")).toBeNull();
+  });
+
+  it("says why the files could not be put back, and keeps the dialog open", async () => {
+    const { run, events } = pausedAt({ kind: "model" }, ["continue", "step", "steer", "cancel", "fork"]);
+    const message = "the files cannot be put back as they were at node n3, and no fork was made: nothing was changed: b.txt: changed on disk since the run left it";
+    const { sent, store } = setup(run, events, (b) => (b["type"] === "fork" ? { status: "rejected", code: "files_conflict", message } : { status: "accepted" }));
+    fireEvent.click(within(screen.getByTestId("llm-message")).getByRole("button", { name: "Fork from here" }));
+    const dialog = screen.getByRole("dialog", { name: "Fork from here" });
+    fireEvent.click(within(dialog).getByRole("radio", { name: /Put the files back/ }));
+    fireEvent.click(within(dialog).getByRole("button", { name: "Fork" }));
+    await waitFor(() => expect(within(dialog).getByTestId("fork-error").textContent).toContain("b.txt"));
+    expect(sent).toHaveLength(1);
+    expect(store.getState().selectedRunId).toBe("run_1");
   });
 
   it("has no fork button on a node still running", () => {
@@ -388,6 +409,23 @@ describe("fork", () => {
     expect(store.getState().selectedRunId).toBe("run_1");
     act(() => store.getState().applyEvent({ run_id: "run_1", seq: 1, ts: 0, type: "run.forked", data: { node_id: "n3", fork: "run_f" } }));
     expect(screen.getByText(/Forks:/).textContent).toBe("Forks: run_f at n3");
+  });
+
+  it("names, and does not link, runs that are not on this machine, and says what the fork did with the files", async () => {
+    // An imported recording: its source and its forks are another
+    // machine's runs, which the server does not know (404).
+    setup({ ...baseRun, id: "run_imp", imported_from: "run_far_fork", forked_from: "run_far_src", capabilities: ["fork"] }, [
+      { type: "run.created", data: { ...created, forked_from: { run_id: "run_far_src", node_id: "n3" }, fork_files: { choice: "restore", op: "restore_9", restored: 2 } } },
+      { type: "run.forked", data: { node_id: "n3", fork: "run_far_fork2" } },
+    ]);
+    const lineage = () => document.querySelector(".lineage") as HTMLElement;
+    await waitFor(() => expect(within(lineage()).getAllByTestId("run-elsewhere").map((e) => e.textContent)).toEqual([
+      "run run_far_src (not on this machine)",
+      "run run_far_fork2 (not on this machine)",
+    ]));
+    expect(screen.queryByRole("button", { name: "Open run run_far_src" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Open run run_far_fork2" })).toBeNull();
+    expect(screen.getByTestId("fork-files").textContent).toContain("files put back as they were at n3 (2 files; undo restore_9 in the files of run_far_src");
   });
 });
 

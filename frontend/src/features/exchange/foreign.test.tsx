@@ -81,6 +81,8 @@ describe("an imported run", () => {
     const dialog = screen.getByRole("dialog", { name: "Fork with one of your agents" });
     expect(within(dialog).getByTestId("fork-foreign").textContent).toContain("someone else's content");
     expect(posts()).toHaveLength(0); // nothing is sent before the person chooses
+    // Its files were changed elsewhere: they cannot be put back here.
+    expect(within(dialog).queryByRole("radio", { name: /Put the files back/ })).toBeNull();
 
     fireEvent.click(within(dialog).getByRole("button", { name: "Fork" }));
     expect(within(dialog).getByTestId("fork-error").textContent).toBe("Choose one of your agents.");
@@ -90,7 +92,7 @@ describe("an imported run", () => {
     fireEvent.click(within(dialog).getByRole("button", { name: "Fork" }));
 
     await waitFor(() => expect(store.getState().selectedRunId).toBe("run_f"));
-    expect(posts()[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3", agent: "ag_mine", workspace: "/home/me/fork-here" });
+    expect(posts()[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3", files: "keep", agent: "ag_mine", workspace: "/home/me/fork-here" });
     expect(screen.queryByRole("dialog")).toBeNull();
   });
 
@@ -119,7 +121,7 @@ describe("an imported run", () => {
 describe("a run of this machine", () => {
   const local: Run = { ...imported, id: "run_own", agent_id: "ag_mine", agent_name: "mine", imported_from: undefined };
 
-  it("forks at once, and asks for a choice when the server says its settings are not this machine's", async () => {
+  it("forks with the files choice, and asks for an agent when the server says its settings are not this machine's", async () => {
     let n = 0;
     const { posts } = setup(local, (c) => {
       if (!c.url.endsWith("/commands")) return notFound();
@@ -129,9 +131,10 @@ describe("a run of this machine", () => {
         : Response.json({ command_id: c.body!["command_id"], status: "accepted", fork: "run_f" });
     });
     fireEvent.click(within(screen.getByTestId("llm-message")).getByRole("button", { name: "Fork from here" }));
+    fireEvent.click(within(screen.getByRole("dialog", { name: "Fork from here" })).getByRole("button", { name: "Fork" }));
     const dialog = await screen.findByRole("dialog", { name: "Fork with one of your agents" });
     expect(within(dialog).getByTestId("fork-foreign").textContent).toContain("which was imported from a recording made elsewhere");
-    expect(posts()[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3" });
+    expect(posts()[0]!.body).toEqual({ command_id: expect.any(String), type: "fork", node_id: "n3", files: "keep" });
   });
 
   it("replays with its own settings by default, sending no agent", async () => {

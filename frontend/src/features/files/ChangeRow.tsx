@@ -21,6 +21,7 @@ function undoText(undoes: string | undefined): string {
   if (!undoes) return "by an undo";
   if (undoes === "run") return "by a revert of the run";
   if (undoes.startsWith("from:")) return `by a rewind to before ${undoes.slice(5)}`;
+  if (undoes.startsWith("after:")) return `by a fork's restore to as they were at ${undoes.slice(6)}`;
   return `by an undo of ${undoes}`;
 }
 

@@ -31,11 +31,11 @@ const fork = (id: string): E[] => [
 
 // setup loads the runs' events into a store, as the sync does, and shows
 // the graph of the run shown.
-function setup(shown: string, runs: Record<string, E[]>) {
+function setup(shown: string, runs: Record<string, E[]>, fetchFake: typeof fetch = vi.fn() as unknown as typeof fetch) {
   const store = createAppStore({ runs: Object.keys(runs).map(run), selectedRunId: shown });
   for (const [id, events] of Object.entries(runs)) store.getState().applyEvents(events.map((e, i) => ({ run_id: id, seq: i + 1, ts: i, ...e })));
   const services: Services = {
-    api: createApi({ fetch: vi.fn() as unknown as typeof fetch }),
+    api: createApi({ fetch: fetchFake }),
     store,
     refreshLists: vi.fn(async () => {}),
     refreshRun: vi.fn(async () => {}),
@@ -48,7 +48,25 @@ function setup(shown: string, runs: Record<string, E[]>) {
   return store;
 }
 
+const notFound = (async () => Response.json({ error: { code: "not_found", message: "no such run" } }, { status: 404 })) as unknown as typeof fetch;
+
 describe("fork links in the graph", () => {
+  it("names a source that is not on this machine, without a link, and a click on it opens nothing", async () => {
+    const store = setup("run_f", { run_f: fork("run_f") }, notFound);
+    const origin = await screen.findByTestId("graph-origin");
+    await waitFor(() => expect(within(origin).getByTestId("run-elsewhere").textContent).toBe("run run_src (not on this machine)"));
+    expect(within(origin).queryByRole("link")).toBeNull();
+    fireEvent.click(origin);
+    expect(store.getState().selectedRunId).toBe("run_f");
+  });
+
+  it("marks a fork that is not on this machine without a link to it", async () => {
+    const forked: E[] = [...source, { type: "run.forked", data: { node_id: "m1", fork: "run_far" } }];
+    setup("run_src", { run_src: forked }, notFound);
+    await waitFor(() => expect(screen.getByTestId("graph-fork-badge").title).toBe("Forked into run run_far, which is not on this machine"));
+    expect(screen.queryByRole("button", { name: "Open fork run_far" })).toBeNull();
+  });
+
   it("shows a fork's origin above its first node; its link opens the source run at the node", async () => {
     const store = setup("run_f", { run_src: source, run_f: fork("run_f") });
     const origin = await screen.findByTestId("graph-origin");

@@ -1,5 +1,6 @@
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { createContext, memo, useContext, useState, type MouseEvent } from "react";
+import { NotHere, useRunHere } from "../exchange/here";
 import { originText, type OriginNode as OriginNodeType } from "./layout";
 
 // OpenRun opens a run, with one of its nodes selected when given; GraphPanel
@@ -13,25 +14,39 @@ const runHref = (id: string) => `#run=${encodeURIComponent(id)}`;
 // OriginNode stands above the first node of a forked run: the run and node it
 // was forked at, as a link that opens that run with the node selected. The
 // whole node opens it too (GraphPanel's node click).
+// A source that is not on this machine (an imported recording's) is named,
+// not linked, and a click on the node does not open it.
 export const OriginNode = memo(function OriginNode({ data }: NodeProps<OriginNodeType>) {
   const open = useContext(OpenRun);
+  const here = useRunHere(data.run) !== false;
   return (
-    <div className="origin-node" data-testid="graph-origin" data-run-id={data.run} data-node-id={data.node} title={originText(data)}>
+    <div
+      className="origin-node"
+      data-testid="graph-origin"
+      data-run-id={data.run}
+      data-node-id={data.node}
+      title={originText(data)}
+      onClick={here ? undefined : (e) => e.stopPropagation()}
+    >
       <span className="origin-kind">forked from</span>{" "}
       <span className="origin-text">
-        <a
-          href={runHref(data.run)}
-          className="origin-link nodrag nopan"
-          data-testid="graph-origin-link"
-          aria-label={`Open run ${data.run}, at ${data.label || data.node}, which this run was forked from`}
-          onClick={(e) => {
-            e.preventDefault();
-            e.stopPropagation();
-            open(data.run, data.node);
-          }}
-        >
-          {data.run}
-        </a>{" "}
+        {here ? (
+          <a
+            href={runHref(data.run)}
+            className="origin-link nodrag nopan"
+            data-testid="graph-origin-link"
+            aria-label={`Open run ${data.run}, at ${data.label || data.node}, which this run was forked from`}
+            onClick={(e) => {
+              e.preventDefault();
+              e.stopPropagation();
+              open(data.run, data.node);
+            }}
+          >
+            {data.run}
+          </a>
+        ) : (
+          <NotHere id={data.run} />
+        )}{" "}
         · {data.label || data.node}
       </span>
       <Handle type="source" position={Position.Bottom} isConnectable={false} className="step-handle" />
@@ -47,6 +62,14 @@ export function ForkBadge({ nodeId, forks }: { nodeId: string; forks: readonly s
   // A click on the badge is not a click on the node: it does not select it.
   const stop = (e: MouseEvent) => e.stopPropagation();
   const one = forks.length === 1 ? forks[0] : undefined;
+  const oneHere = useRunHere(one) !== false;
+  if (one !== undefined && !oneHere) {
+    return (
+      <span className="step-forks nodrag nopan" data-testid="graph-fork-badge" data-node-id={nodeId} title={`Forked into run ${one}, which is not on this machine`}>
+        <ForkIcon />1
+      </span>
+    );
+  }
   if (one !== undefined) {
     return (
       <button
@@ -87,23 +110,26 @@ export function ForkBadge({ nodeId, forks }: { nodeId: string; forks: readonly s
         <ul className="fork-list nodrag nopan nowheel" aria-label={`Forks of ${nodeId}`}>
           {forks.map((f) => (
             <li key={f}>
-              <button
-                type="button"
-                className="link"
-                aria-label={`Open fork ${f}`}
-                onClick={(e) => {
-                  stop(e);
-                  setListOpen(false);
-                  open(f);
-                }}
-              >
-                {f}
-              </button>
+              <ForkItem id={f} onOpen={(e) => {
+                stop(e);
+                setListOpen(false);
+                open(f);
+              }} />
             </li>
           ))}
         </ul>
       )}
     </span>
+  );
+}
+
+// ForkItem opens fork id, or says it is not on this machine.
+function ForkItem({ id, onOpen }: { id: string; onOpen: (e: MouseEvent) => void }) {
+  if (useRunHere(id) === false) return <NotHere id={id} />;
+  return (
+    <button type="button" className="link" aria-label={`Open fork ${id}`} onClick={onOpen}>
+      {id}
+    </button>
   );
 }
 
