@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Budget } from "../../api/types";
 import { useApp, useServices } from "../../store/context";
 import { dollars, tokens } from "./money";
@@ -8,6 +8,9 @@ function minutes(ms: number): string {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
 }
+
+// readEveryMs bounds how often a growing run's budgets are read.
+const readEveryMs = 2000;
 
 // budgetLines are the run's budgets that are set, each as used / limit,
 // with how much of it is used.
@@ -33,18 +36,29 @@ export function RunBudgets({ runId }: { runId: string }) {
     const r = s.stream.runs[runId];
     return `${r?.status ?? ""}:${r?.nodeOrder.length ?? 0}:${r?.statusLog.length ?? 0}`;
   });
+  const status = useApp((s) => s.stream.runs[runId]?.status ?? "");
   const [budget, setBudget] = useState<Budget>();
+  // The server folds the run's whole log for each read: a run that grows
+  // fast (a node every few milliseconds) is read at most every readEveryMs,
+  // a change of status at once.
+  const last = useRef({ at: 0, status: "" });
   useEffect(() => {
     let live = true;
-    api.budget(runId).then(
-      // Only a budget is shown: an answer without limits is not one.
-      (b) => live && setBudget(typeof b?.limits === "object" && b.limits ? b : undefined),
-      () => live && setBudget(undefined),
-    );
+    const now = Date.now();
+    const wait = status !== last.current.status ? 0 : Math.max(0, last.current.at + readEveryMs - now);
+    const t = setTimeout(() => {
+      last.current = { at: Date.now(), status };
+      api.budget(runId).then(
+        // Only a budget is shown: an answer without limits is not one.
+        (b) => live && setBudget(typeof b?.limits === "object" && b.limits ? b : undefined),
+        () => live && setBudget(undefined),
+      );
+    }, wait);
     return () => {
       live = false;
+      clearTimeout(t);
     };
-  }, [api, runId, version]);
+  }, [api, runId, version, status]);
   const lines = budget ? budgetLines(budget) : [];
   if (lines.length === 0) return null;
   return (
