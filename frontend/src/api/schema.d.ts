@@ -923,6 +923,7 @@ export interface components {
             question?: components["schemas"]["Question"];
             key?: string;
             preview?: components["schemas"]["Preview"];
+            schema?: unknown;
         };
         Artifact: {
             name: string;
@@ -1207,6 +1208,7 @@ export interface components {
             default_decision?: "deny" | "approve";
             question?: components["schemas"]["Question"];
             preview?: components["schemas"]["Preview"];
+            schema?: unknown;
             answer?: components["schemas"]["AnswerGiven"];
         };
         InteractionsBody: {
