@@ -2,7 +2,9 @@
 // the arguments a person's edits make. Pure: ArgsForm renders it.
 //
 // Hand-written, like the elicitation form whose field reader and checks it
-// reuses (elicitationForm.ts says why rjsf, at +126 kB gzip, was not taken).
+// reuses (elicitationForm.ts says why rjsf, at +126 kB gzip, was not taken);
+// this file, ArgsForm.tsx and the labelled view add about 1.2 kB gzip to
+// the app's chunk (gzip -9 of `npx vite build`'s index chunk, 76.9 to 78.1).
 // A tool's schema may nest where an elicitation's may not: a top-level
 // property this form has no input for (an object, an array of objects, a
 // union of types) is edited as JSON in its own box, and a schema that is
