@@ -245,7 +245,10 @@ type Interaction struct {
 	// Preview is what the call would change as its files were when it was
 	// asked about (a write tool's diff), when its tool could tell.
 	Preview *event.Preview `json:"preview,omitempty"`
-	Answer  *AnswerGiven   `json:"answer,omitempty"`
+	// Schema is the JSON schema of the tool's arguments when the call was
+	// asked about (an edit form is built from it), when known.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	Answer *AnswerGiven    `json:"answer,omitempty"`
 }
 
 // AnswerGiven is the recorded answer of an interaction.
@@ -271,6 +274,9 @@ func wireInteraction(i store.Interaction) Interaction {
 		if json.Unmarshal([]byte(i.Preview), &p) == nil {
 			out.Preview = &p
 		}
+	}
+	if i.Schema != "" && json.Valid([]byte(i.Schema)) {
+		out.Schema = json.RawMessage(i.Schema)
 	}
 	if i.Question != "" {
 		var q event.Question

@@ -403,6 +403,10 @@ type ApprovalRequestedData struct {
 	// Preview is what the call would change as the files are when it is
 	// asked about (a write tool's diff), when its tool can tell.
 	Preview *Preview `json:"preview,omitempty"`
+	// Schema is the JSON schema of the tool's arguments as the run knew it
+	// (an MCP server's tool included), so that a person can edit the call
+	// in a form built from it; absent when unknown.
+	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
 // Preview is what a tool call would change: Diff, the unified diff of the

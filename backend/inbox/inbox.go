@@ -137,6 +137,8 @@ type Request struct {
 	Kind event.InteractionKind
 	// Preview is what the call would change, when its tool can tell.
 	Preview *event.Preview
+	// Schema is the JSON schema of the tool's arguments, when known.
+	Schema json.RawMessage
 }
 
 // Decision is a person's answer to an approval or a question.
@@ -172,7 +174,7 @@ var Scopes = []string{store.ScopeRun, store.ScopeAgent, store.ScopeEverywhere}
 // until it is answered.
 func (in *Inbox) Open(ctx context.Context, r Request) (string, error) {
 	d := event.ApprovalRequestedData{Tool: r.Tool, Arguments: r.Arguments, Risk: event.Risk(r.Risk), Reason: r.Reason,
-		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key, Preview: r.Preview}
+		Group: r.Group, GroupSize: r.GroupSize, Question: r.Question, Key: r.Key, Preview: r.Preview, Schema: r.Schema}
 	if r.Question != nil {
 		d.Kind = event.InteractionQuestion
 	}

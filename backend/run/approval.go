@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -158,9 +159,14 @@ func (s *Service) openApproval(ctx context.Context, a *active, ts *toolState, ca
 	if p, ok := a.st.registry.Preview(ctx, call.Name, s.toolEnv(a), call.Arguments); ok {
 		preview = &p
 	}
+	// The schema the call is checked against, for the person's edit form.
+	var schema json.RawMessage
+	if spec, ok := a.st.registry.Lookup(call.Name); ok && json.Valid(spec.Schema) {
+		schema = spec.Schema
+	}
 	id, err := a.st.approver.Open(context.WithoutCancel(ctx), inbox.Request{
 		RunID: runID, NodeID: ts.node, CallID: call.ID, Key: key, Tool: call.Name, Arguments: call.Arguments, Risk: string(risk), Reason: reason,
-		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def, Preview: preview,
+		Group: group, GroupSize: size, Timeout: timeout, DefaultDecision: def, Preview: preview, Schema: schema,
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"steward/backend/event"
+	"steward/backend/inbox"
 	"steward/backend/llm"
 	"steward/backend/run"
 )
@@ -481,5 +482,33 @@ func TestPauseWhileWaiting(t *testing.T) {
 	checkLog(t, evs)
 	if n := countType(evs, event.ToolExecuting); n != 1 {
 		t.Errorf("%d tool.executing, want 1", n)
+	}
+}
+
+// TestPauseWhileWaitingShowsTheEdit: a call approved with edited arguments
+// while a pause is asked is what the paused run says it does next, and
+// what runs on continue.
+func TestPauseWhileWaitingShowsTheEdit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fixed(scripted(t, writeThenDone)))
+	r := h.start(t, testAgent(), "write")
+	it := h.pending(t, r.ID)
+	h.accept(t, r.ID, cmd(run.CmdPause))
+	p := h.waitRun(t, r.ID, 0, run.Pausing, "pause asked")
+	edit := inbox.Decision{Decision: "approve", Source: "web", Arguments: json.RawMessage(`{"path":"out.txt","content":"edited"}`)}
+	if _, err := h.in.Answer(context.Background(), it.ID, edit); err != nil {
+		t.Fatal(err)
+	}
+	p = h.waitRun(t, r.ID, p.LastSeq, run.Paused, "paused by the user")
+	want := event.Next{Kind: "tool", NodeID: "n4", Tool: "write_file", Arguments: json.RawMessage(`{"path":"out.txt","content":"edited"}`)}
+	if diff := cmp.Diff(want, nextOf(t, p)); diff != "" {
+		t.Errorf("next (-want +got):\n%s", diff)
+	}
+	h.accept(t, r.ID, cmd(run.CmdContinue))
+	if end := h.waitEnd(t, r.ID, 5*time.Second); end.Status != string(run.Completed) {
+		t.Errorf("run = %+v", end)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.ws, "out.txt")); err != nil || string(b) != "edited" {
+		t.Errorf("out.txt = %q, %v", b, err)
 	}
 }

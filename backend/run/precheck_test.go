@@ -122,6 +122,9 @@ func TestApprovalCarriesTheCallsPreview(t *testing.T) {
 	if !strings.Contains(it.Preview, `"diff":`) {
 		t.Fatalf("the pending interaction has no preview: %q", it.Preview)
 	}
+	if !strings.Contains(it.Schema, `"old_string"`) {
+		t.Errorf("the pending interaction has no schema: %q", it.Schema)
+	}
 	var found bool
 	for _, ev := range h.events(t, r.ID) {
 		if ev.Type == event.ApprovalRequested {
@@ -129,6 +132,10 @@ func TestApprovalCarriesTheCallsPreview(t *testing.T) {
 			found = d.Preview != nil && d.Preview.Diff == want
 			if !found {
 				t.Errorf("approval.requested preview %+v, want diff\n%s", d.Preview, want)
+			}
+			// The schema the edit form is built from: edit_file's own.
+			if !strings.Contains(string(d.Schema), `"new_string"`) {
+				t.Errorf("approval.requested schema %s, want edit_file's", d.Schema)
 			}
 		}
 	}

@@ -97,6 +97,10 @@ func (a action) describe() *event.Next {
 		n := &event.Next{Kind: actTool, Tool: a.call.Name, Arguments: validJSON(a.call.Arguments)}
 		if a.tool != nil {
 			n.NodeID, n.Interrupted = a.tool.node, a.tool.interrupted
+			// Edit, then approve: what runs is the person's arguments.
+			if len(a.tool.edited) > 0 {
+				n.Arguments = validJSON(a.tool.edited)
+			}
 		}
 		return n
 	case actModel:

@@ -213,6 +213,7 @@ func TestMigrationDropsStoredParentEdges(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO edges(run_id, src, dst, kind) SELECT run_id, parent, id, 'parent' FROM nodes WHERE parent != ''`,
 		`ALTER TABLE interactions DROP COLUMN preview`, // added by 14
+		`ALTER TABLE interactions DROP COLUMN schema`,  // added by 15
 		`DELETE FROM schema_migrations WHERE version >= 12`,
 	} {
 		if _, err := db.Exec(q); err != nil {

@@ -42,6 +42,9 @@ type Interaction struct {
 	// Preview is the JSON of what the call would change (event.Preview),
 	// empty when its tool could not tell.
 	Preview string
+	// Schema is the JSON schema of the tool's arguments when the call was
+	// asked about, empty when unknown.
+	Schema string
 }
 
 // AnswerDetail is what an answer holds beyond its decision.
@@ -53,7 +56,7 @@ type AnswerDetail struct {
 }
 
 const interactionCols = `id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at, answered_at, decision, feedback, source,
-	group_id, group_size, expires_at, default_decision, question, answer, key, preview`
+	group_id, group_size, expires_at, default_decision, question, answer, key, preview, schema`
 
 func scanInteraction(row interface{ Scan(...any) error }) (Interaction, error) {
 	var i Interaction
@@ -61,7 +64,7 @@ func scanInteraction(row interface{ Scan(...any) error }) (Interaction, error) {
 	var key sql.NullString
 	err := row.Scan(&i.ID, &i.RunID, &i.NodeID, &i.Kind, &i.Status, &i.Tool, &i.Arguments, &i.Risk, &i.Reason,
 		&i.CreatedAt, &at, &i.Decision, &i.Feedback, &i.Source,
-		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer, &key, &i.Preview)
+		&i.Group, &i.GroupSize, &i.ExpiresAt, &i.DefaultDecision, &i.Question, &i.Answer, &key, &i.Preview, &i.Schema)
 	if at.Valid {
 		i.AnsweredAt = &at.Int64
 	}

@@ -38,8 +38,8 @@ const (
 			input_tokens = ?, output_tokens = ?, cached_tokens = ?, cost_usd = ? WHERE run_id = ? AND id = ?`
 	qAttempt           = `UPDATE nodes SET attempts = attempts + 1 WHERE run_id = ? AND id = ?`
 	qInsertInteraction = `INSERT INTO interactions(id, run_id, node_id, kind, status, tool, arguments, risk, reason, created_at,
-			group_id, group_size, expires_at, default_decision, question, key, preview)
-			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			group_id, group_size, expires_at, default_decision, question, key, preview, schema)
+			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qNodeWaiting = `UPDATE nodes SET status = 'waiting' WHERE run_id = ? AND id = ?`
 	qAnswer      = `UPDATE interactions SET status = 'answered', decision = ?, feedback = ?, source = ?, answered_at = ?, answer = ?
 			WHERE id = ? AND run_id = ? AND status = 'pending'`
@@ -180,7 +180,7 @@ func project(g *group, ev event.Event) error {
 		}
 		if _, err := tx.ExecContext(ctx, qInsertInteraction,
 			d.InteractionID, ev.RunID, ev.NodeID, kind, d.Tool, args, d.Risk, d.Reason, ev.TS,
-			d.Group, d.GroupSize, d.ExpiresAt, d.DefaultDecision, question, d.Key, preview); err != nil {
+			d.Group, d.GroupSize, d.ExpiresAt, d.DefaultDecision, question, d.Key, preview, string(d.Schema)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, qNodeWaiting, ev.RunID, ev.NodeID)

@@ -957,6 +957,7 @@ export interface components {
             question?: components["schemas"]["Question"];
             key?: string;
             preview?: components["schemas"]["Preview"];
+            schema?: unknown;
         };
         Artifact: {
             name: string;
@@ -1260,6 +1261,7 @@ export interface components {
             default_decision?: "deny" | "approve";
             question?: components["schemas"]["Question"];
             preview?: components["schemas"]["Preview"];
+            schema?: unknown;
             answer?: components["schemas"]["AnswerGiven"];
         };
         InteractionsBody: {

@@ -370,6 +370,7 @@ function requestApproval(d: Draft, e: Event, c: ApprovalRequestedData): void {
     defaultDecision: c.default_decision,
     question: c.question,
     preview: c.preview,
+    schema: c.schema,
     requestedAt: e.ts,
   };
   // The tool node normally exists; start one from the request if not.

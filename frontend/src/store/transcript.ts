@@ -49,6 +49,8 @@ export type ApprovalState = {
   question?: Question;
   // What the call would change, when its tool could tell (a write's diff).
   preview?: CallPreview;
+  // The JSON schema of the tool's arguments, when known (the edit form's).
+  schema?: unknown;
   // When it was asked (approval.requested's ts) and, once decided, when
   // the answer came: the span the call waited on a person.
   requestedAt: number;

@@ -2,8 +2,7 @@ import "./inbox.css";
 import { useRef, useState } from "react";
 import { flushSync } from "react-dom";
 import type { CallPreview, Decision } from "../../api/types";
-import { pretty } from "../../ui/format";
-import { ArgsEditor, parseArguments } from "./ArgsEditor";
+import { ArgsEdit } from "./ArgsForm";
 import { approvalKeys, shortcutFor } from "../controls/shortcuts";
 import { Always, type AlwaysChoice } from "./Always";
 import { CallView } from "./CallView";
@@ -21,6 +20,9 @@ export type ApprovalProps = {
   details?: boolean;
   // What the call would change, when its tool could tell.
   preview?: CallPreview;
+  // The JSON schema of the tool's arguments, when known: Edit is a form
+  // read from it.
+  schema?: unknown;
   // When the default decision is taken if nobody answers.
   expiresAt?: number;
   defaultDecision?: "deny" | "approve";
@@ -42,12 +44,10 @@ export function ApprovalCard(props: ApprovalProps) {
   const { busy, error, setError, sent, send } = useAnswer(interactionId);
   const [denying, setDenying] = useState(false);
   const [feedback, setFeedback] = useState("");
-  // The edited arguments as text; undefined while not editing.
-  const [draft, setDraft] = useState<string>();
+  const [editing, setEditing] = useState(false);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
-  const editRef = useRef<HTMLTextAreaElement>(null);
+  const editRef = useRef<HTMLFormElement>(null);
 
-  const editing = draft !== undefined;
   const { groupOutcome } = props;
   const decision = sent?.decision ?? groupOutcome?.decision;
   // A group's refusal of this call becomes the card's error, until the next
@@ -74,33 +74,28 @@ export function ApprovalCard(props: ApprovalProps) {
     void send({ decision: "deny", ...(text ? { feedback: text } : {}) });
   }
 
-  // A refused edit (invalid here, or 400 from the server) keeps the text so
-  // that the person can fix it.
-  function approveEdited() {
-    const parsed = parseArguments(draft ?? "");
-    if ("error" in parsed) {
-      setError(parsed.error);
-      return;
-    }
+  // A refused edit (invalid here, or 400 from the server) keeps the form
+  // as it is so that the person can fix it.
+  function approveEdited(edited: Record<string, unknown>) {
     // Unchanged arguments are a plain approval: the audit must not say "edited".
-    if (JSON.stringify(parsed.args) === JSON.stringify(args)) {
+    if (sameJSON(edited, args)) {
       approve();
       return;
     }
-    void send({ decision: "approve", arguments: parsed.args });
+    void send({ decision: "approve", arguments: edited });
   }
 
   function toggleEdit() {
     if (editing) {
-      setDraft(undefined);
+      setEditing(false);
       setError(undefined);
       return;
     }
     flushSync(() => {
-      setDraft(pretty(args ?? {}));
+      setEditing(true);
       setDenying(false);
     });
-    editRef.current?.focus();
+    editRef.current?.querySelector<HTMLElement>("input, textarea, select")?.focus();
   }
 
   function openDeny() {
@@ -139,23 +134,22 @@ export function ApprovalCard(props: ApprovalProps) {
         {props.expiresAt && !decision ? <Expiry expiresAt={props.expiresAt} defaultDecision={props.defaultDecision} /> : null}
       </div>
       {reason && <p className="approval-reason">{reason}</p>}
-      {details && (!editing || decision) && <CallView runId={props.runId} tool={tool} arguments={args} preview={props.preview} />}
+      {details && (!editing || decision) && <CallView runId={props.runId} tool={tool} arguments={args} preview={props.preview} schema={props.schema} />}
       {decision ? (
         <p className="muted" data-testid="approval-sent">
           {decision === "deny" ? "Denied" : sent?.arguments ? "Approved with edited arguments" : "Approved"}: waiting for the run to go on…
         </p>
       ) : editing ? (
-        <div className="edit-form">
-          <ArgsEditor ref={editRef} value={draft} onChange={setDraft} invalid={!!error} />
-          <div className="approval-actions">
-            <button type="button" className="approve" data-testid="approve-edited" disabled={busy} onClick={approveEdited}>
-              Approve edited
-            </button>
-            <button type="button" data-testid="edit-args" aria-pressed="true" disabled={busy} onClick={toggleEdit}>
-              Cancel edit
-            </button>
-          </div>
-        </div>
+        <ArgsEdit
+          ref={editRef}
+          args={isRecord(args) ? args : {}}
+          schema={props.schema}
+          busy={busy}
+          error={error}
+          setError={setError}
+          onApprove={approveEdited}
+          onCancel={toggleEdit}
+        />
       ) : (
         <div className="approval-actions">
           <button type="button" className="approve" disabled={busy} onClick={() => approve()}>
@@ -205,4 +199,20 @@ export function ApprovalCard(props: ApprovalProps) {
       )}
     </div>
   );
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+// sameJSON compares two arguments as JSON values: the order of an object's
+// keys does not matter (a form rebuilds the object in its schema's order).
+function sameJSON(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (isRecord(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
+  return v;
 }

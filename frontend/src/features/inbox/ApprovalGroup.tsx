@@ -76,6 +76,7 @@ export function ApprovalGroup({ size, group, items, compact = false }: Props) {
           interactionId={ia.id}
           runId={ia.run_id}
           preview={ia.preview}
+          schema={ia.schema}
           tool={ia.tool}
           risk={ia.risk}
           arguments={ia.arguments}

@@ -191,11 +191,12 @@ function FormMode({ schema, busy, onSubmit, onDecline }: FormProps) {
   );
 }
 
-type FieldProps = { f: Field; value: Values[string] | undefined; error?: string; onChange: (v: Values[string]) => void };
+// multiline makes a text field a box of several lines (a tool's file content).
+export type FieldProps = { f: Field; value: Values[string] | undefined; error?: string; multiline?: boolean; onChange: (v: Values[string]) => void };
 
 const inputType: Record<string, string> = { email: "email", uri: "url", date: "date" };
 
-function FieldInput({ f, value, error, onChange }: FieldProps) {
+export function FieldInput({ f, value, error, multiline, onChange }: FieldProps) {
   const id = useId();
   const helpId = `${id}-help`;
   const errorId = `${id}-error`;
@@ -278,6 +279,23 @@ function FieldInput({ f, value, error, onChange }: FieldProps) {
         </div>
       );
     default:
+      if (multiline) {
+        return (
+          <div className="elicitation-field">
+            <label htmlFor={id}>{label}</label>
+            <textarea
+              id={id}
+              className="args-text"
+              spellCheck={false}
+              rows={Math.min(14, Math.max(3, text.split("\n").length))}
+              value={text}
+              onChange={(e) => onChange(e.target.value)}
+              {...aria}
+            />
+            {notes}
+          </div>
+        );
+      }
       return (
         <div className="elicitation-field">
           <label htmlFor={id}>{label}</label>

@@ -117,6 +117,7 @@ function InteractionCard({ ia }: { ia: Interaction }) {
       interactionId={ia.id}
       runId={ia.run_id}
       preview={ia.preview}
+      schema={ia.schema}
       tool={ia.tool}
       risk={ia.risk}
       arguments={ia.arguments}

@@ -58,7 +58,7 @@ export function readForm(schema: unknown): ElicitationForm {
   return { fields };
 }
 
-function readField(name: string, p: Schema, required: boolean): Field | undefined {
+export function readField(name: string, p: Schema, required: boolean): Field | undefined {
   const base = { name, label: text(p["title"]) || name, help: text(p["description"]) || undefined, required };
   const type = p["type"];
   const options = optionsOf(p);
@@ -160,9 +160,9 @@ export function checkForm(
   return Object.keys(errors).length > 0 ? { errors } : { content };
 }
 
-type Checked = { value: unknown } | { error: string };
+export type Checked = { value: unknown } | { error: string };
 
-function checkField(f: Field, raw: Values[string] | undefined): Checked {
+export function checkField(f: Field, raw: Values[string] | undefined): Checked {
   switch (f.kind) {
     case "boolean":
       // A checkbox always says yes or no.

@@ -128,6 +128,7 @@ function ToolCardBody({ runId, n }: { runId: string; n: ToolNode }) {
           tool={n.tool}
           risk={a.risk}
           arguments={a.arguments}
+          schema={a.schema}
           reason={a.reason}
           details={false}
           expiresAt={a.expiresAt}
