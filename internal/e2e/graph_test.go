@@ -75,6 +75,9 @@ func TestE2EForkFromGraphNode(t *testing.T) {
 	}
 	err = chromedp.Do(part(),
 		chromedp.Click(chromedp.CSS(`[data-testid="node-action-fork"]`)),
+		// The dialog asks what becomes of the files: keep them (its default).
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="fork-dialog"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="fork-start"]`)),
 		pollTrue(fmt.Sprintf(`(document.querySelector('.run-header .run-id')?.textContent ?? %q) !== %q`, r.ID, r.ID)),
 		waitStatus("paused"),
 		bannerHas("Paused: forked from "+r.ID+" at "+target),
