@@ -320,3 +320,25 @@ func TestActPreviewNamesTheElementAndPage(t *testing.T) {
 		t.Errorf("unknown ref preview %q", p.Note)
 	}
 }
+
+// browser_open's precheck refuses what open would, with open's words, and
+// nothing it would open.
+func TestOpenPrecheck(t *testing.T) {
+	t.Parallel()
+	reg := tool.NewRegistry()
+	for _, tl := range (&Manager{}).Tools() {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := tool.Env{RunID: "run_1", Domains: []string{"docs.example.com"}}
+	for url, code := range map[string]string{
+		"https://evil.example.net/": CodeRefused, "example.com": CodeInvalidURL, "javascript:alert(1)": CodeInvalidURL,
+		"https://docs.example.com/a": "", "about:blank": "",
+	} {
+		res, refused := reg.Precheck(context.Background(), Open, env, json.RawMessage(`{"url":"`+url+`"}`))
+		if refused != (code != "") || res.Code != code {
+			t.Errorf("%s: refused %v %+v, want code %q", url, refused, res, code)
+		}
+	}
+}

@@ -96,3 +96,20 @@ func (p previewed) Preview(_ context.Context, env tool.Env, raw json.RawMessage)
 	}
 	return tool.Preview{Note: b.String()}, true
 }
+
+// checkedOpen is browser_open with its precheck (tool.Prechecker): a URL
+// it would refuse (no scheme, not http or https, a host outside the
+// agent's domains) is refused at once rather than put to a person first.
+type checkedOpen struct{ keyed }
+
+var _ tool.Prechecker = checkedOpen{}
+
+// Precheck implements tool.Prechecker with open's own URL check.
+func (c checkedOpen) Precheck(_ context.Context, env tool.Env, raw json.RawMessage) (tool.Result, bool) {
+	var a openArgs
+	if json.Unmarshal(raw, &a) != nil {
+		return tool.Result{}, false // Validate refuses it
+	}
+	res, ok := checkURL(strings.TrimSpace(a.URL), env.Domains)
+	return res, !ok
+}

@@ -108,7 +108,7 @@ func (m *Manager) Tools() []tool.Tool {
 		return hostOf(strings.TrimSpace(a.URL))
 	}
 	return []tool.Tool{
-		keyed{tool.Must(tool.New(Open, openDescription, tool.RiskNetwork, m.open)), target},
+		checkedOpen{keyed{tool.Must(tool.New(Open, openDescription, tool.RiskNetwork, m.open)), target}},
 		keyed{tool.Must(tool.New(Back, backDescription, tool.RiskNetwork, m.back)), page},
 		keyed{tool.Must(tool.New(Snapshot, snapshotDescription, tool.RiskRead, m.snapshotTool)), page},
 		previewed{keyed{tool.Must(tool.New(Act, actDescription, tool.RiskWrite, m.actTool)), page}, m},
