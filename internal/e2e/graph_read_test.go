@@ -132,16 +132,21 @@ func readableRun(t *testing.T, home, ws string) string {
 	return id
 }
 
+
 // scrollGraphTo scrolls the graph with the wheel, as a person does, until
-// the element of CSS selector sel is wholly inside the canvas: a graph too
-// large to read whole is shown in part (the fit stops at a readable zoom).
+// the element of CSS selector sel is in the middle of the canvas: a graph
+// too large to read whole is shown in part (the fit stops at a readable
+// zoom).
 func scrollGraphTo(sel string) chromedp.Action[chromedp.Void] {
 	return pollTrue(fmt.Sprintf(`(() => {
 		const p = document.querySelector('.graph-canvas .react-flow__pane'), el = document.querySelector(%q);
 		if (!p || !el) return false;
 		for (let i = 0; i < 200; i++) {
+			// To the middle of the canvas: near its edges the zoom buttons
+			// and the pane's own controls may lie over it.
 			const c = p.getBoundingClientRect(), r = el.getBoundingClientRect();
-			const dy = r.top < c.top + 8 ? -60 : r.bottom > c.bottom - 8 ? 60 : 0;
+			const off = (r.top + r.bottom) / 2 - (c.top + c.bottom) / 2;
+			const dy = off < -40 ? -60 : off > 40 ? 60 : 0;
 			if (dy === 0) return true;
 			p.dispatchEvent(new WheelEvent('wheel', {deltaY: dy, bubbles: true, cancelable: true}));
 		}

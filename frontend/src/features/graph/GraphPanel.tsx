@@ -216,7 +216,8 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
     selected: selected === undefined ? undefined : position.get(selected),
     userMoved,
     setUserMoved,
-    animate: !replay,
+    // A person who asked for less motion gets jumps, not flights.
+    animate: !replay && !reducedMotion(),
   });
 
   // A click on a fork's origin opens the run it came from at its node.
@@ -302,4 +303,9 @@ function useOpenRun(): (runId: string, nodeId?: string) => void {
     },
     [select, selectNode],
   );
+}
+
+// reducedMotion says whether the person asked the system for less motion.
+function reducedMotion(): boolean {
+  return typeof window !== "undefined" && typeof window.matchMedia === "function" && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }

@@ -75,23 +75,14 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
   // centre brings a node into view at the present zoom, unless it is in
   // view. Linear: the flow's default flight zooms out and in on the way,
   // which would read as a zoom of the person's.
-  // A move on its way is judged by where it ends, not by where the view is
-  // in the middle of it: a node the flight will leave out is centred anew.
-  const flight = useRef<Viewport | undefined>(undefined);
   const centre = useCallback(
     (pos: Point | undefined) => {
       const el = wrapper.current;
-      if (!pos || !el || !fitted.current) return;
-      const w = el.clientWidth;
-      const h = el.clientHeight;
-      const zoom = (flight.current ?? flow.getViewport()).zoom;
-      if (inView(flight.current ?? flow.getViewport(), w, h, pos)) return;
-      const cx = pos.x + nodeWidth / 2;
-      const cy = pos.y + nodeHeight / 2;
-      const to: Viewport = { x: w / 2 - cx * zoom, y: h / 2 - cy * zoom, zoom };
-      flight.current = animate ? to : undefined;
-      void flow.setCenter(cx, cy, { zoom, duration: animate ? centreMs : 0, interpolate: "linear" }).then(() => {
-        if (flight.current === to) flight.current = undefined;
+      if (!pos || !el || !fitted.current || inView(flow.getViewport(), el.clientWidth, el.clientHeight, pos)) return;
+      void flow.setCenter(pos.x + nodeWidth / 2, pos.y + nodeHeight / 2, {
+        zoom: flow.getViewport().zoom,
+        duration: animate ? centreMs : 0,
+        interpolate: "linear",
       });
     },
     [flow, wrapper, animate],
@@ -115,7 +106,6 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
       const first = !fitted.current;
       if (why === "grow" && !first && !f.whole) return centre(at);
       fitted.current = true;
-      flight.current = undefined;
       own.current = true;
       try {
         void flow.setViewport(f.viewport);
@@ -183,7 +173,6 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
       const from = moveStart.current;
       if (own.current || !from) return;
       if (vp.zoom !== from.zoom) {
-        flight.current = undefined; // the person's zoom ends the flight
         zoomed.current = vp.zoom;
         zoomedNow.current = true;
         return;
