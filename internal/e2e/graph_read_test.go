@@ -132,7 +132,6 @@ func readableRun(t *testing.T, home, ws string) string {
 	return id
 }
 
-
 // scrollGraphTo scrolls the graph with the wheel, as a person does, until
 // the element of CSS selector sel is in the middle of the canvas: a graph
 // too large to read whole is shown in part (the fit stops at a readable
