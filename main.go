@@ -138,7 +138,7 @@ func build(getenv func(string) string, logw io.Writer) (*cli.Services, error) {
 	prices := config.NewPrices(cfg.Prices)
 	settings = config.NewSettings(cfg, getenv, models, prices)
 	runs := run.New(run.Config{Store: st, Approver: in, Tools: tools, Models: models, NewID: newID, Logf: logger.Printf,
-		Redact: secrets.String, Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Ignored: fstools.Ignored, Artifacts: cfg.ArtifactsDir(), Sandbox: sb,
+		Redact: secrets.String, Price: prices.Cost, Rules: cfg.Rules, Grants: st, Blobs: blobs, Ignored: fstools.IgnoredIn, Artifacts: cfg.ArtifactsDir(), Sandbox: sb,
 		Project: func(runID, ws string, box sandbox.Settings) (run.Tools, []string, event.ProjectServers) {
 			return projects.ForRun(tools, runID, ws, box)
 		}})

@@ -39,7 +39,9 @@ func (s *Service) Files(ctx context.Context, runID string) (workspace.FilesView,
 	o := workspace.ViewOptions{Missing: "no diff: the content was not kept (larger than 16 MiB)"}
 	if s.cfg.Ignored != nil {
 		if r, err := s.cfg.Store.GetRun(ctx, runID); err == nil && r.ImportedFrom == "" {
-			o.Ignored = func(p string) bool { return s.cfg.Ignored(r.Workspace, p) }
+			ignored, done := s.cfg.Ignored(r.Workspace)
+			defer done()
+			o.Ignored = ignored
 		}
 	}
 	if s.cfg.Blobs != nil {

@@ -133,26 +133,56 @@ var generated = parseIgnore("", []byte("__pycache__/\n*.pyc\n.pytest_cache/\n.my
 // itself or a directory above it, as git decides. A workspace that cannot
 // be opened ignores nothing.
 func Ignored(dir, rel string) bool {
+	ignored, done := IgnoredIn(dir)
+	defer done()
+	return ignored(rel)
+}
+
+// IgnoredIn is Ignored for many files of the workspace at dir: it opens the
+// workspace once and reads each directory's .gitignore once. done closes
+// the workspace; ignored must not be called after it.
+func IgnoredIn(dir string) (ignored func(rel string) bool, done func()) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
+		return func(string) bool { return false }, func() {}
+	}
+	base := (*ignores)(nil).push("", generated)
+	if data, err := readSmall(root, ".git/info/exclude"); err == nil {
+		base = base.push("", parseIgnore("", data))
+	}
+	// chains[d] holds the rules that apply in directory d ("" for the
+	// root): those of every directory from the root down to d.
+	chains := map[string]*ignores{}
+	var chain func(d string) *ignores
+	chain = func(d string) *ignores {
+		if ig, ok := chains[d]; ok {
+			return ig
+		}
+		ig := base
+		if d != "" {
+			parent := path.Dir(d)
+			if parent == "." {
+				parent = ""
+			}
+			ig = chain(parent)
+		}
+		if data, err := readSmall(root, path.Join(d, ".gitignore")); err == nil {
+			ig = ig.push(d, parseIgnore(d, data))
+		}
+		chains[d] = ig
+		return ig
+	}
+	ignored = func(rel string) bool {
+		parts := strings.Split(path.Clean(strings.TrimPrefix(rel, "./")), "/")
+		d := ""
+		for i, name := range parts {
+			rules := chain(d)
+			d = join(d, name)
+			if rules.ignored(d, i < len(parts)-1) {
+				return true
+			}
+		}
 		return false
 	}
-	defer root.Close()
-	rel = path.Clean(strings.TrimPrefix(rel, "./"))
-	ig := (*ignores)(nil).push("", generated)
-	if data, err := readSmall(root, ".git/info/exclude"); err == nil {
-		ig = ig.push("", parseIgnore("", data))
-	}
-	parts := strings.Split(rel, "/")
-	dir = ""
-	for i, name := range parts {
-		if data, err := readSmall(root, path.Join(dir, ".gitignore")); err == nil {
-			ig = ig.push(dir, parseIgnore(dir, data))
-		}
-		dir = join(dir, name)
-		if ig.ignored(dir, i < len(parts)-1) {
-			return true
-		}
-	}
-	return false
+	return ignored, func() { root.Close() }
 }
