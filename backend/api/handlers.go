@@ -37,8 +37,12 @@ type (
 	agentsBody struct {
 		Agents []Agent `json:"agents"`
 	}
+	// runsBody is a page of the run list. More says whether runs follow
+	// it; NextBefore is then the before of the next page (empty when not).
 	runsBody struct {
-		Runs []Run `json:"runs"`
+		Runs       []Run  `json:"runs"`
+		NextBefore string `json:"next_before"`
+		More       bool   `json:"more"`
 	}
 	eventsBody struct {
 		Events    []Event `json:"events"`
@@ -73,7 +77,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/api/v1/agents/{id}", summary: "Read an agent (by id or name)", auth: true, handler: h(s.getAgent), response: Agent{}},
 		{method: "PUT", path: "/api/v1/agents/{id}", summary: "Replace an agent", auth: true, handler: h(s.updateAgent), request: AgentInput{}, response: Agent{}, errors: []int{http.StatusConflict}},
 		{method: "DELETE", path: "/api/v1/agents/{id}", summary: "Delete an agent", auth: true, handler: h(s.deleteAgent), status: 204},
-		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first", auth: true, handler: h(s.listRuns), response: runsBody{}, query: []queryParam{qRunStatus, qRunAgent, qRunText, qRunLimit}},
+		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first", auth: true, handler: h(s.listRuns), response: runsBody{}, query: []queryParam{qRunStatus, qRunAgent, qRunText, qRunBefore, qRunLimit}},
 		{method: "POST", path: "/api/v1/runs", summary: "Start a run", auth: true, handler: h(s.startRun), request: StartRun{}, response: Run{}, status: 201},
 		{method: "GET", path: "/api/v1/runs/{id}", summary: "Read a run", auth: true, handler: h(s.getRun), response: Run{}},
 		{method: "GET", path: "/api/v1/runs/{id}/events", summary: "Read a run's log in pages", auth: true, handler: h(s.events), response: eventsBody{}, query: []queryParam{qEventsAfter, qEventsLimit}},
@@ -222,12 +226,21 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.Limit = int(limit)
+	if f.Before, err = decodeRunCursor(qRunBefore.get(r)); err != nil {
+		return err
+	}
+	f.Limit = int(limit) + 1 // one more than the page says whether others follow
 	runs, err := s.cfg.Store.ListRuns(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	out := runsBody{Runs: make([]Run, len(runs))}
+	var out runsBody
+	if len(runs) > int(limit) {
+		runs = runs[:limit]
+		last := runs[len(runs)-1]
+		out.More, out.NextBefore = true, encodeRunCursor(store.RunCursor{CreatedAt: last.CreatedAt, ID: last.ID})
+	}
+	out.Runs = make([]Run, len(runs))
 	for i, rr := range runs {
 		out.Runs[i] = wireRun(rr)
 	}

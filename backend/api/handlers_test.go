@@ -57,6 +57,8 @@ func TestBadInput(t *testing.T) {
 		{"limit not a number", "GET", "/api/v1/runs?limit=ten", nil, 400, "invalid", "limit"},
 		{"unknown run status", "GET", "/api/v1/runs?status=sleeping", nil, 400, "invalid", `"sleeping"`},
 		{"one bad status of several", "GET", "/api/v1/runs?status=running,sleeping", nil, 400, "invalid", `"sleeping"`},
+		{"cursor not base64", "GET", "/api/v1/runs?before=%21%21", nil, 400, "invalid", "before"},
+		{"cursor of no list", "GET", "/api/v1/runs?before=" + "aGVsbG8", nil, 400, "invalid", "next_before"},
 		{"events after negative", "GET", "/api/v1/runs/" + done.ID + "/events?after=-1", nil, 400, "invalid", "after"},
 		{"events after not a number", "GET", "/api/v1/runs/" + done.ID + "/events?after=x", nil, 400, "invalid", "after"},
 		{"events limit zero", "GET", "/api/v1/runs/" + done.ID + "/events?limit=0", nil, 400, "invalid", "limit"},
@@ -260,10 +262,14 @@ func TestDemoRunApproved(t *testing.T) {
 
 	// The run lists under its filters.
 	for _, q := range []string{"", "?status=completed", "?status=failed,completed", "?agent=default", "?q=hello", "?limit=1"} {
-		var list struct{ Runs []api.Run }
+		var list struct {
+			Runs       []api.Run
+			NextBefore string `json:"next_before"`
+			More       bool
+		}
 		e.call("GET", "/api/v1/runs"+q, nil, http.StatusOK, &list)
-		if len(list.Runs) != 1 || list.Runs[0].ID != r.ID {
-			t.Errorf("GET /runs%s = %+v, want the run", q, list.Runs)
+		if len(list.Runs) != 1 || list.Runs[0].ID != r.ID || list.More || list.NextBefore != "" {
+			t.Errorf("GET /runs%s = %+v, want the run and no more", q, list)
 		}
 	}
 	var none struct{ Runs []api.Run }

@@ -32,7 +32,8 @@ var (
 	qRunStatus = queryParam{name: "status", doc: "only runs in these statuses, comma-separated", enum: runStatusNames(), list: true}
 	qRunAgent  = queryParam{name: "agent", doc: "only runs of this agent (id or name)"}
 	qRunText   = queryParam{name: "q", doc: "only runs whose instructions contain this text (any case)"}
-	qRunLimit  = queryParam{name: "limit", doc: "at most this many runs", integer: true, min: 1, max: 1000, def: 100}
+	qRunBefore = queryParam{name: "before", doc: "only the runs after this cursor in the list's order: the next_before of the page before"}
+	qRunLimit  = queryParam{name: "limit", doc: "at most this many runs; more says whether there are others", integer: true, min: 1, max: 1000, def: 100}
 
 	qEventsAfter = queryParam{name: "after", doc: "only events with a seq above this one", integer: true, min: 0, max: 1 << 62, def: 0}
 	qEventsLimit = queryParam{name: "limit", doc: "at most this many events; more says whether there are others", integer: true, min: 1, max: 5000, def: 500}

@@ -1589,6 +1589,8 @@ export interface components {
         };
         RunsBody: {
             runs: components["schemas"]["Run"][];
+            next_before: string;
+            more: boolean;
         };
         Sandbox: {
             /** @enum {string} */
@@ -3451,7 +3453,9 @@ export interface operations {
                 agent?: string;
                 /** @description only runs whose instructions contain this text (any case) */
                 q?: string;
-                /** @description at most this many runs */
+                /** @description only the runs after this cursor in the list's order: the next_before of the page before */
+                before?: string;
+                /** @description at most this many runs; more says whether there are others */
                 limit?: number;
             };
             header?: never;
