@@ -8,7 +8,10 @@ SHELL := /bin/bash
 # One tag set for build, vet and test, so SQLite and WebKit compile once
 # (each new tag set recompiles SQLite: about 45 s). The desktop tags link
 # WebKitGTK 4.1; the same binary serves the web UI with no display.
-TAGS     ?= desktop,production,webkit2_41
+# sqlite_fts5 compiles SQLite's full-text search into mattn/go-sqlite3: the
+# run list's text search needs it, and the store refuses to open without it.
+SERVER_TAGS := sqlite_fts5
+TAGS     ?= desktop,production,webkit2_41,sqlite_fts5
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 BIN      := bin/steward
@@ -87,7 +90,7 @@ build: deps check-gen ui
 # exec (169 shared objects, 2 here) even when it only serves. It needs no
 # Debian packages but a C compiler (SQLite).
 build-server: deps-node deps-go check-gen ui
-	go build -ldflags '$(LDFLAGS)' -o $(SERVER_BIN) .
+	go build -tags '$(SERVER_TAGS)' -ldflags '$(LDFLAGS)' -o $(SERVER_BIN) .
 
 run: build
 	$(BIN) serve --addr $(ADDR)

@@ -4,7 +4,7 @@
 #
 # Usage:  .ci/desktop-smoke.sh BINARY [ARGS...]
 #
-#   BINARY   a binary built with -tags desktop,production,webkit2_41 that opens a window
+#   BINARY   a binary built with -tags desktop,production,webkit2_41,sqlite_fts5 that opens a window
 #            (steward with no command, or /tmp/smokedemo from app/internal/smokedemo).
 #   ARGS     passed to BINARY unchanged.
 #
@@ -51,7 +51,7 @@ if [[ -z "${DESKTOP_SMOKE_INNER:-}" ]]; then
 		command -v "$tool" >/dev/null || die "missing tool: $tool"
 	done
 	if command -v ldd >/dev/null && ! ldd "$bin" 2>/dev/null | grep webkit2gtk-4.1 >/dev/null; then
-		echo "desktop-smoke: FAIL: $bin does not link webkit2gtk-4.1; build it with -tags desktop,production,webkit2_41" >&2
+		echo "desktop-smoke: FAIL: $bin does not link webkit2gtk-4.1; build it with -tags desktop,production,webkit2_41,sqlite_fts5" >&2
 		exit 1
 	fi
 	# 24-bit depth: at the default 8 the colour count means nothing.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"steward/backend/event"
 )
@@ -71,58 +70,6 @@ func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
 		return Run{}, fmt.Errorf("get run %s: %w", id, err)
 	}
 	return r, nil
-}
-
-// RunFilter selects runs; empty fields match everything.
-type RunFilter struct {
-	Statuses []string
-	Agent    string // agent id or name
-	Text     string // substring of the instructions
-	Limit    int    // 100 when zero
-}
-
-// ListRuns returns runs newest first.
-func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	var where []string
-	var args []any
-	if len(f.Statuses) > 0 {
-		where = append(where, "r.status IN (?"+strings.Repeat(", ?", len(f.Statuses)-1)+")")
-		for _, st := range f.Statuses {
-			args = append(args, st)
-		}
-	}
-	if f.Agent != "" {
-		where = append(where, "(r.agent_id = ? OR r.agent_name = ?)")
-		args = append(args, f.Agent, f.Agent)
-	}
-	if f.Text != "" {
-		where = append(where, "instr(lower(r.instructions), lower(?)) > 0")
-		args = append(args, f.Text)
-	}
-	q := `SELECT ` + runCols + ` FROM runs r`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	q += " ORDER BY r.created_at DESC, r.id DESC LIMIT ?"
-	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	defer rows.Close()
-	out := []Run{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // Events returns up to limit events of a run with seq > after, in order.

@@ -126,6 +126,12 @@ func Open(path string, opts *Options) (*Store, error) {
 	if s.maxBatch <= 0 {
 		s.maxBatch = 1024
 	}
+	if err := checkFTS5(context.Background(), w); err != nil {
+		w.Close()
+		r.Close()
+		lock.release()
+		return nil, err
+	}
 	if err := s.migrate(context.Background()); err != nil {
 		w.Close()
 		r.Close()
@@ -178,6 +184,22 @@ func (s *Store) Close() error {
 func (s *Store) Ping(ctx context.Context) error { return s.r.PingContext(ctx) }
 
 func (s *Store) ms() int64 { return s.now().UnixMilli() }
+
+// checkFTS5 refuses a SQLite built without FTS5, which the run list's text
+// search needs (migration 0016): mattn/go-sqlite3 compiles it in only with
+// the build tag sqlite_fts5. Checked at every open, not only when the
+// migration runs: a database migrated by a build that had it would
+// otherwise fail at the first run created (its trigger writes the index).
+func checkFTS5(ctx context.Context, db *sql.DB) error {
+	var on bool
+	if err := db.QueryRowContext(ctx, `SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&on); err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	if !on {
+		return fmt.Errorf("open store: %w", errNoFTS5)
+	}
+	return nil
+}
 
 func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {

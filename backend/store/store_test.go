@@ -16,7 +16,16 @@ import (
 	"steward/backend/store"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(cleanup{m}) }
+
+// cleanup removes what the benchmarks made for the whole process (the
+// run-list database) once every test and benchmark has run.
+type cleanup struct{ *testing.M }
+
+func (c cleanup) Run() int {
+	defer removeListDatabase()
+	return c.M.Run()
+}
 
 // recorder is a Publisher that checks every published event is already
 // readable from the database: publish after commit.

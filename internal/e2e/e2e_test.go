@@ -35,7 +35,7 @@ func stewardBin(t *testing.T) string {
 		return b
 	}
 	out := filepath.Join(t.TempDir(), "steward")
-	cmd := exec.Command("go", "build", "-tags", "desktop,production,webkit2_41", "-o", out, ".")
+	cmd := exec.Command("go", "build", "-tags", "desktop,production,webkit2_41,sqlite_fts5", "-o", out, ".")
 	cmd.Dir = moduleRoot
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build steward: %v\n%s", err, b)

@@ -53,7 +53,7 @@ func serverBin(t *testing.T) string {
 		return b
 	}
 	out := filepath.Join(t.TempDir(), "steward-server")
-	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", out, ".")
 	cmd.Dir = moduleRoot
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build steward without the desktop tags: %v\n%s", err, b)
