@@ -164,6 +164,12 @@ bench: deps build build-server
 	# ... and the whole path from and into a real store: export, then import
 	# (checked, blobs kept, 10,000 events appended in one transaction).
 	go test -tags '$(TAGS)' -run '^$$' -bench 'ExportImport10k' -benchtime 5x -count 5 ./backend/exchange | tee -a bin/bench.txt
+	# Issue 18: the same for a run of 100,000 events, beside its controls
+	# (the raw rows gzip'd; a raw insert of them in one transaction).
+	go test -tags '$(TAGS)' -run '^$$' -bench 'ExportImport100k' -benchtime 1x -count 5 ./backend/exchange | tee -a bin/bench.txt
+	# A page of 100 of the run list over 100,000 runs, for each filter
+	# (status, agent, text), beside a raw SELECT of the page's ids.
+	go test -tags '$(TAGS)' -run '^$$' -bench 'RunList100k' -benchtime 20x -count 5 ./backend/store | tee -a bin/bench.txt
 	# The UI in headless Chromium against the binary: first render of a
 	# 10,000-event run; while text streams, the frame rate, the worst frame
 	# and task and the main thread's busy time, also on a 4x slower CPU,

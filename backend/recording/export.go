@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"time"
 
 	"steward/backend/event"
@@ -19,7 +18,8 @@ import (
 // the artifacts folder to it.
 type Source interface {
 	Run(ctx context.Context, id string) (RunSummary, error)
-	// Events is the run's whole log, in seq order.
+	// Events is the run's whole log, in seq order, in a slice of the
+	// caller's: Export redacts it in place rather than hold two copies.
 	Events(ctx context.Context, runID string) ([]event.Event, error)
 	// Blob is the content named sum. An error wrapping workspace.ErrNoBlob
 	// (a content the journal did not keep) leaves it out of the recording,
@@ -71,11 +71,16 @@ func Export(ctx context.Context, src Source, runID string, w io.Writer, o Export
 			Events: len(events), FirstSeq: events[0].Seq, LastSeq: events[len(events)-1].Seq,
 		},
 	}
+	if err := x.learn(events); err != nil {
+		return fail(err)
+	}
+	changes := fileChanges(events) // as recorded: blobs reads the sums the run saw
+	created := events[0]           // as recorded: the agent snapshot is redacted on its own
 	out, err := x.redactEvents(events)
 	if err != nil {
 		return fail(err)
 	}
-	blobs, err := x.blobs(events, out, &m.Diagnostics)
+	blobs, err := x.blobs(changes, out, &m.Diagnostics)
 	if err != nil {
 		return fail(err)
 	}
@@ -98,7 +103,7 @@ func Export(ctx context.Context, src Source, runID string, w io.Writer, o Export
 	run.Instructions = x.red.str("manifest run instructions", run.Instructions)
 	run.Workspace = x.red.str("manifest run workspace", run.Workspace)
 	m.Run = run
-	m.Agent = x.agent(events[0])
+	m.Agent = x.agent(created)
 	entries := append(append([]*entry{evs}, blobs...), arts...)
 	for _, e := range entries {
 		m.Parts = append(m.Parts, e.part())
@@ -197,26 +202,42 @@ func (x *exporter) blob(sum string) ([]byte, error) {
 	return x.src.Blob(sum)
 }
 
-// redactEvents returns copies of events with their data redacted.
+// redactEvents redacts the data of events in place (the log is the
+// export's own copy, read for it: one copy of a long log is enough) and
+// returns it.
 func (x *exporter) redactEvents(events []event.Event) ([]event.Event, error) {
-	out := slices.Clone(events)
 	if x.red.r == nil {
-		return out, nil
+		return events, nil
 	}
-	if err := x.learn(events); err != nil {
-		return nil, err
-	}
-	x.redactDeltas(out)
-	for i := range out {
+	x.redactDeltas(events)
+	for i := range events {
 		if i%1024 == 0 {
 			if err := x.ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		e := &out[i]
+		e := &events[i]
 		e.Data = x.red.json(fmt.Sprintf("event %d %s", e.Seq, e.Type), e.Data)
 	}
-	return out, nil
+	return events, nil
+}
+
+// change is a file.changed event as recorded, at index i of the log.
+type change struct {
+	i  int
+	ev event.Event
+}
+
+// fileChanges are the file.changed events of events, copied before they
+// are redacted.
+func fileChanges(events []event.Event) []change {
+	var out []change
+	for i, e := range events {
+		if e.Type == event.FileChanged {
+			out = append(out, change{i, e})
+		}
+	}
+	return out
 }
 
 // learn runs the redactor over the whole log and the file contents it
@@ -224,6 +245,9 @@ func (x *exporter) redactEvents(events []event.Event) ([]event.Event, error) {
 // everywhere: a secret a command printed as an assignment is then also
 // removed from the command line, where nothing marks it as one.
 func (x *exporter) learn(events []event.Event) error {
+	if x.red.r == nil {
+		return nil
+	}
 	probe := x.red.r.Learning()
 	x.read = map[string][]byte{}
 	for i, e := range events {
@@ -289,18 +313,19 @@ func (x *exporter) redactDeltas(events []event.Event) {
 	}
 }
 
-// eventsEntry is events.jsonl: one event a line, as the API sends them.
+// eventsEntry is events.jsonl: one event a line, as the API sends them,
+// compressed as it is encoded.
 func (x *exporter) eventsEntry(events []event.Event) (*entry, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(events) * 256)
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // a person reads the log: keep <, > and & as they are
-	for _, e := range events {
-		if err := enc.Encode(e); err != nil {
-			return nil, fmt.Errorf("event %d: %w", e.Seq, err)
+	return x.pk.encoded(eventsName, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // a person reads the log: keep <, > and & as they are
+		for _, e := range events {
+			if err := enc.Encode(e); err != nil {
+				return fmt.Errorf("event %d: %w", e.Seq, err)
+			}
 		}
-	}
-	return x.pk.memory(eventsName, buf.Bytes(), true)
+		return nil
+	})
 }
 
 // agent is the manifest's agent snapshot: run.created's spec, or its agent

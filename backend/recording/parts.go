@@ -22,18 +22,16 @@ import (
 )
 
 // blobs gathers the contents named by file.changed events (read from the
-// original log, out being its redacted copy), redacts them and returns
+// original log as changes, out being the redacted log), redacts them and returns
 // their entries sorted by name. A content the redactor changed is renamed
 // to its new SHA-256, and the events of out that named it are rewritten,
 // so that a blob's name stays the checksum of what the file holds.
-func (x *exporter) blobs(events, out []event.Event, diag *Diagnostics) ([]*entry, error) {
+func (x *exporter) blobs(changes []change, out []event.Event, diag *Diagnostics) ([]*entry, error) {
 	renamed := map[string]string{} // original sum -> sum in the recording; "" when missing
 	kept := map[string]*entry{}
 	sizes := map[string]int64{}
-	for i, e := range events {
-		if e.Type != event.FileChanged {
-			continue
-		}
+	for _, c := range changes {
+		i, e := c.i, c.ev
 		var d, shown event.FileChangedData
 		if err := e.Decode(&d); err != nil {
 			return nil, fmt.Errorf("event %d %s: %w", e.Seq, e.Type, err)

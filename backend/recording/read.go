@@ -2,6 +2,7 @@ package recording
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -82,11 +83,7 @@ func Read(r io.ReaderAt, size int64, l Limits) (*Bundle, error) {
 	}
 
 	b := &Bundle{Manifest: m, Blobs: map[string][]byte{}, files: map[string]artifactEntry{}}
-	data, err := readAll(byName[eventsName], parts[eventsName])
-	if err != nil {
-		return nil, err
-	}
-	if b.Events, err = parseEvents(data, m, l); err != nil {
+	if b.Events, err = readEvents(byName[eventsName], parts[eventsName], m, l); err != nil {
 		return nil, err
 	}
 	named, announced, err := references(b.Events)
@@ -235,45 +232,80 @@ func checkParts(m Manifest, l Limits) (map[string]Part, error) {
 	return parts, nil
 }
 
-// parseEvents decodes events.jsonl and checks that it is one run's log:
-// dense seqs from 1, run.created first.
-func parseEvents(data []byte, m Manifest, l Limits) ([]event.Event, error) {
-	n := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
+// readEvents decodes events.jsonl as it is decompressed, one line at a
+// time (the log of a long run is tens of MiB as text: it is never held
+// whole), and checks that it is one run's log: dense seqs from 1,
+// run.created first. A line that is not an event is judged after the rest
+// of the part is read, so that a damaged file is called damaged (its
+// checksum) rather than a bad event.
+func readEvents(f *zip.File, p Part, m Manifest, l Limits) ([]event.Event, error) {
+	rc, err := openPart(f, p)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	// The manifest's count sizes the slice, within the limit: a lying
+	// count costs no more than the limit allows.
+	events := make([]event.Event, 0, max(0, min(m.Diagnostics.Events, l.MaxEvents, 1<<20)))
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var long []byte // a line longer than br's buffer, put together
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, err // the verifier's: size, checksum or damage
+		}
+		if long != nil {
+			line, long = append(long, line...), nil
+		}
+		if len(line) > 0 {
+			if len(events) == l.MaxEvents {
+				return nil, invalid("%s holds events past line %d, more than the %d this Steward accepts", eventsName, l.MaxEvents, l.MaxEvents)
+			}
+			e, perr := parseEvent(bytes.TrimSuffix(line, []byte("\n")), len(events)+1, m)
+			if perr != nil {
+				if _, derr := io.Copy(io.Discard, br); derr != nil {
+					return nil, derr
+				}
+				return nil, perr
+			}
+			events = append(events, e)
+		}
+		if err == io.EOF {
+			break
+		}
 	}
 	switch {
-	case n == 0:
+	case len(events) == 0:
 		return nil, invalid("%s is empty", eventsName)
-	case n > l.MaxEvents:
-		return nil, invalid("%s holds %d events, more than the %d this Steward accepts", eventsName, n, l.MaxEvents)
-	}
-	events := make([]event.Event, 0, n)
-	for line := range bytes.Lines(data) {
-		i := len(events) + 1
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		var e event.Event
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, invalid("%s line %d: not an event (%w)", eventsName, i, err)
-		}
-		switch {
-		case e.Seq != int64(i):
-			return nil, invalid("%s line %d: seq %d where %d was expected (events out of order or missing)", eventsName, i, e.Seq, i)
-		case i == 1 && e.Type != event.RunCreated:
-			return nil, invalid("%s: the first event is %q, not %s", eventsName, e.Type, event.RunCreated)
-		case e.RunID != m.Run.ID:
-			return nil, invalid("%s line %d: an event of run %s in the recording of run %s", eventsName, i, e.RunID, m.Run.ID)
-		case e.Type == "":
-			return nil, invalid("%s line %d: the event has no type", eventsName, i)
-		case len(e.Data) == 0 || e.Data[0] != '{':
-			return nil, invalid("%s line %d: the event's data is not a JSON object", eventsName, i)
-		}
-		events = append(events, e)
-	}
-	if m.Diagnostics.Events != len(events) {
+	case m.Diagnostics.Events != len(events):
 		return nil, invalid("%s says %d events, %s holds %d", manifestName, m.Diagnostics.Events, eventsName, len(events))
 	}
 	return events, nil
+}
+
+// parseEvent decodes line i of events.jsonl and checks it in its place.
+func parseEvent(line []byte, i int, m Manifest) (event.Event, error) {
+	var e event.Event
+	if err := json.Unmarshal(line, &e); err != nil { // copies what it keeps: line is reused
+		return e, invalid("%s line %d: not an event (%w)", eventsName, i, err)
+	}
+	switch {
+	case e.Seq != int64(i):
+		return e, invalid("%s line %d: seq %d where %d was expected (events out of order or missing)", eventsName, i, e.Seq, i)
+	case i == 1 && e.Type != event.RunCreated:
+		return e, invalid("%s: the first event is %q, not %s", eventsName, e.Type, event.RunCreated)
+	case e.RunID != m.Run.ID:
+		return e, invalid("%s line %d: an event of run %s in the recording of run %s", eventsName, i, e.RunID, m.Run.ID)
+	case e.Type == "":
+		return e, invalid("%s line %d: the event has no type", eventsName, i)
+	case len(e.Data) == 0 || e.Data[0] != '{':
+		return e, invalid("%s line %d: the event's data is not a JSON object", eventsName, i)
+	}
+	return e, nil
 }
 
 // references are the contents the events name (file.changed) and the

@@ -78,6 +78,36 @@ func (p *packer) memory(name string, content []byte, compress bool) (*entry, err
 	return e, nil
 }
 
+// encoded measures and compresses what write produces, as memory does
+// with content it holds, but without holding it uncompressed: the event
+// log of a long run is tens of MiB as text and about a thirtieth of that
+// compressed. flate's output does not depend on how the content is cut
+// into writes, so the bytes are memory's. When Deflate gains nothing (a
+// tiny log) the content is made again, to be stored as it is.
+func (p *packer) encoded(name string, write func(io.Writer) error) (*entry, error) {
+	sha, crc := sha256.New(), crc32.NewIEEE()
+	var z bytes.Buffer
+	var n counter
+	p.fw.Reset(&z)
+	if err := write(io.MultiWriter(sha, crc, &n, p.fw)); err != nil {
+		return nil, err
+	}
+	if err := p.fw.Close(); err != nil {
+		return nil, fmt.Errorf("compress %s: %w", name, err)
+	}
+	e := &entry{name: name, method: zip.Deflate, size: int64(n), csize: int64(z.Len()), crc: crc.Sum32(),
+		sum: hex.EncodeToString(sha.Sum(nil)), data: z.Bytes()}
+	if z.Len() < int(n) {
+		return e, nil
+	}
+	var raw bytes.Buffer
+	if err := write(&raw); err != nil {
+		return nil, err
+	}
+	e.method, e.csize, e.data = zip.Store, int64(raw.Len()), raw.Bytes()
+	return e, nil
+}
+
 // stream measures an entry read from disk without holding it: size, CRC,
 // SHA-256 and, when it is to be compressed, its compressed size (found by
 // compressing it once into a counter; the copy compresses it again, to the

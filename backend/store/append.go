@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 
 	"steward/backend/event"
 )
@@ -190,6 +189,11 @@ func (s *Store) writeLoop() {
 			}
 			last = len(batch)
 			s.commit(batch)
+			// The batch's array outlives the group: without this it holds
+			// the last group's requests, all their events and texts (an
+			// import of 100,000 events is tens of MiB), until the next
+			// append overwrites them, which on an idle server is never.
+			clear(batch)
 		case <-s.quit:
 			// Close holds the lock until no appender can still be sending, so
 			// what is buffered now is all there will ever be.
@@ -209,7 +213,9 @@ func (s *Store) writeLoop() {
 // marked imported from importedFrom: every event commits or none does (the
 // first failure is returned and nothing is written), and the approvals in it
 // open no interactions. The events must be one run's, run.created first;
-// their seqs are given anew from 1 and their times kept.
+// their seqs are given anew from 1 and their times kept. ImportRun takes
+// evs: they are given their seqs in place, and the slice is the store's
+// from the call on (a log of 100,000 events is not copied again).
 func (s *Store) ImportRun(ctx context.Context, evs []event.Event, importedFrom string) ([]event.Event, error) {
 	if len(evs) == 0 || evs[0].Type != event.RunCreated {
 		return nil, fmt.Errorf("import: the log must start with run.created: %w", ErrConflict)
@@ -222,7 +228,7 @@ func (s *Store) ImportRun(ctx context.Context, evs []event.Event, importedFrom s
 			return nil, fmt.Errorf("import: events of two runs (%s, %s): %w", evs[0].RunID, ev.RunID, ErrConflict)
 		}
 	}
-	req := newReq(slices.Clone(evs))
+	req := newReq(evs)
 	req.importedFrom = importedFrom
 	s.mu.RLock()
 	if s.closed {

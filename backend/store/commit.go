@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"steward/backend/event"
@@ -168,7 +169,14 @@ func (s *Store) commit(batch []*appendReq) {
 				if err != nil {
 					return err
 				}
-				if evs != nil {
+				switch {
+				case evs == nil:
+				case len(committed) == 0:
+					// An import is usually alone in its group: its events
+					// are published as they are, not copied (Clip: an
+					// append after them copies, never writes into them).
+					committed, texts = slices.Clip(evs), slices.Clip(req.data)
+				default:
 					committed = append(committed, evs...)
 					texts = append(texts, req.data...)
 				}

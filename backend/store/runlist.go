@@ -117,7 +117,7 @@ func listRunsQuery(f RunFilter) (string, []any) {
 	for _, st := range statuses {
 		for _, ag := range agents {
 			var where []string
-			for _, c := range append(append([]cond{st, ag}), common...) {
+			for _, c := range append([]cond{st, ag}, common...) {
 				if c.sql != "" {
 					where = append(where, c.sql)
 					args = append(args, c.args...)

@@ -15,6 +15,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"steward/backend/event"
 )
@@ -139,12 +140,18 @@ func Write(w io.Writer, player []byte, d Data, o Options) error {
 		[]byte("\n    <meta http-equiv=\"Content-Security-Policy\" content=\"" + CSP + "\" />"),
 		player[head:body],
 		[]byte(`<script type="application/json" id="` + DataElementID + `">`),
-		js,
+		nil, // js, made safe on the way
 		[]byte("</script>\n  "),
 		player[body:],
 	}
-	for _, p := range parts {
-		if _, err := w.Write(p); err != nil {
+	for i, p := range parts {
+		var err error
+		if p == nil && i == 4 {
+			err = writeScriptSafe(w, js)
+		} else {
+			_, err = w.Write(p)
+		}
+		if err != nil {
 			return fmt.Errorf("write html recording: %w", err)
 		}
 	}
@@ -193,13 +200,35 @@ func marshal(doc wire) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	js := bytes.TrimRight(buf.Bytes(), "\n")
-	// These appear only inside JSON strings, where the escapes mean the same.
-	return []byte(scriptSafe.Replace(string(js))), nil
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// scriptSafe makes JSON text safe inside a <script> element (see marshal).
-var scriptSafe = strings.NewReplacer("<", `\u003c`, "\u2028", `\u2028`, "\u2029", `\u2029`)
+// writeScriptSafe writes JSON text js to w made safe inside a <script>
+// element: "<", U+2028 and U+2029 appear only inside JSON strings, where
+// their escapes mean the same. It writes js in runs between them rather
+// than make the whole text again (the log of a long run is tens of MiB).
+func writeScriptSafe(w io.Writer, js []byte) error {
+	for len(js) > 0 {
+		i := bytes.IndexAny(js, "<\u2028\u2029")
+		if i < 0 {
+			_, err := w.Write(js)
+			return err
+		}
+		if _, err := w.Write(js[:i]); err != nil {
+			return err
+		}
+		esc, n := `\u003c`, 1
+		if js[i] != '<' {
+			r, size := utf8.DecodeRune(js[i:])
+			esc, n = fmt.Sprintf(`\u%04x`, r), size
+		}
+		if _, err := io.WriteString(w, esc); err != nil {
+			return err
+		}
+		js = js[i+n:]
+	}
+	return nil
+}
 
 // size is a byte count for a person: 40.2 MiB.
 func size(n int64) string {

@@ -5,7 +5,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Agent, Event, Info, Interaction, Run } from "../api/types";
 import type { SocketStatus } from "../api/ws";
-import { emptyStream, reduce, reduceBatch, type StreamState } from "./reducer";
+import { emptyStream, reduce, reduceBatch, type RunTranscript, type StreamState } from "./reducer";
 
 export type AppState = {
   info?: Info;
@@ -51,6 +51,9 @@ export type RunFocus = {
 export type AppActions = {
   applyEvent: (e: Event) => void;
   applyEvents: (events: Event[]) => void; // a burst, in one update
+  // A run's transcript folded elsewhere (its history, read in pages) from
+  // the one held: kept unless the one held has seen more.
+  setTranscript: (t: RunTranscript) => void;
   select: (runId: string | undefined) => void; // also shows the run page
   showPage: (page: Page) => void;
   showPane: (pane: Pane) => void;
@@ -87,6 +90,12 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
 
     applyEvent: (e) => set((s) => ({ stream: reduce(s.stream, e) })),
     applyEvents: (events) => set((s) => ({ stream: reduceBatch(s.stream, events) })),
+    setTranscript: (t) =>
+      set((s) => {
+        const held = s.stream.runs[t.runId];
+        if (held && held.lastSeq >= t.lastSeq) return {};
+        return { stream: { runs: { ...s.stream.runs, [t.runId]: t } } };
+      }),
     select: (runId) =>
       set((s) => ({
         selectedRunId: runId,
