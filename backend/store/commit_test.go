@@ -210,12 +210,12 @@ func TestMigrationDropsStoredParentEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	for _, q := range append(undo16, []string{
 		`INSERT INTO edges(run_id, src, dst, kind) SELECT run_id, parent, id, 'parent' FROM nodes WHERE parent != ''`,
 		`ALTER TABLE interactions DROP COLUMN preview`, // added by 14
 		`ALTER TABLE interactions DROP COLUMN schema`,  // added by 15
 		`DELETE FROM schema_migrations WHERE version >= 12`,
-	} {
+	}...) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,9 @@ package store_test
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -301,5 +303,52 @@ func TestListRunsPendingApprovals(t *testing.T) {
 	r, err := st.GetRun(ctx, "imp")
 	if err != nil || r.PendingApprovals != 0 {
 		t.Errorf("imported run pending %d (%v), want 0", r.PendingApprovals, err)
+	}
+}
+
+// undo16 takes a database back to before migration 0016.
+var undo16 = []string{
+	`DROP TRIGGER runs_text_insert`, `DROP TABLE runs_text`,
+	`DROP INDEX runs_list`, `DROP INDEX runs_status_list`, `DROP INDEX runs_agent_list`, `DROP INDEX runs_agent_name_list`,
+	`CREATE INDEX runs_status ON runs(status)`, `CREATE INDEX runs_created ON runs(created_at)`,
+	`DELETE FROM schema_migrations WHERE version >= 16`,
+}
+
+// Migration 0016 indexes the text of the runs that were there before it.
+func TestMigrationIndexesExistingRuns(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "steward.db")
+	st, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, st, created("old"))
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", store.WriterDSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range undo16 {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mustAppend(t, st, created("new"))
+	got, err := st.ListRuns(context.Background(), store.RunFilter{Text: "DO IT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := gocmp.Diff([]string{"new", "old"}, ids(got)); diff != "" {
+		t.Errorf("search after migration (-want +got):\n%s", diff)
 	}
 }

@@ -100,6 +100,10 @@ export function browserFrameUrl(runId: string): string {
 // painted it (Unix ms, from X-Frame-Time; undefined when not sent).
 export type BrowserFrame = { image: Blob; time?: number };
 
+// RunListParams narrow GET /runs; before is the next_before of the page
+// before (an opaque cursor).
+export type RunListParams = { status?: string; agent?: string; q?: string; before?: string; limit?: number };
+
 export function createApi(opts: ClientOptions = {}) {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const doFetch = opts.fetch ?? globalThis.fetch;
@@ -171,8 +175,10 @@ export function createApi(opts: ClientOptions = {}) {
     saveExport: (runId: string, format: ExportFormat) =>
       request<Schemas["ExportSaved"]>("POST", `/runs/${q(runId)}/export/save`, { format }),
     agents: async () => (await request<Schemas["AgentsBody"]>("GET", "/agents")).agents,
-    runs: async (params: { status?: string; agent?: string; q?: string; limit?: number } = {}) =>
-      (await request<Schemas["RunsBody"]>("GET", "/runs" + query(params))).runs,
+    runs: async (params: RunListParams = {}) => (await request<Schemas["RunsBody"]>("GET", "/runs" + query(params))).runs,
+    // runsPage is one page of the run list; while more, next_before is the
+    // before of the next.
+    runsPage: (params: RunListParams = {}) => request<Schemas["RunsBody"]>("GET", "/runs" + query(params)),
     run: (id: string) => request<Run>("GET", `/runs/${q(id)}`),
     startRun: (body: StartRun) => request<Run>("POST", "/runs", body),
     // replayRun starts a new run that replays an ended one (201: the new

@@ -6,11 +6,13 @@ import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Agent, Event, Info, Interaction, Run } from "../api/types";
 import type { SocketStatus } from "../api/ws";
 import { emptyStream, reduce, reduceBatch, type RunTranscript, type StreamState } from "./reducer";
+import { appended, refreshed, type RunPage } from "./runPages";
 
 export type AppState = {
   info?: Info;
   agents: Agent[];
-  runs: Run[]; // newest first, as GET /runs answers
+  runs: Run[]; // newest first, as GET /runs answers: the pages loaded so far
+  runsNext?: string; // the cursor of the run list's next page; unset at its end
   runDetail: Record<string, Run>; // GET /runs/{id} of runs that were selected
   inbox: Interaction[]; // pending approvals and questions of all runs, newest first
   // Set by the first answer of the lists: what the inbox held before it
@@ -61,7 +63,10 @@ export type AppActions = {
   showFile: (path: string) => void; // the Files tab, on that file
   selectNode: (nodeId: string | undefined) => void;
   showNode: (nodeId: string) => void; // the graph, on that node
-  setLists: (runs: Run[], inbox: Interaction[]) => void;
+  // page, when given, is the first page of the run list: it replaces the
+  // runs it covers and keeps those loaded after it (see runPages.ts).
+  setLists: (runs: Run[], inbox: Interaction[], page?: RunPage) => void;
+  appendRuns: (cursor: string, page: RunPage) => void; // the page after cursor
   setRun: (run: Run) => void; // a fresh copy of a run, by id
   addRun: (run: Run) => void; // a run just started: first in the list
   setStatic: (info: Info, agents: Agent[]) => void;
@@ -114,7 +119,14 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
         const pane = s.runView.pane === "both" || s.runView.pane === "graph" ? s.runView.pane : "graph";
         return { runView: { ...s.runView, pane, node } };
       }),
-    setLists: (runs, inbox) => set({ runs, inbox, listsLoaded: true, loadError: undefined }),
+    setLists: (runs, inbox, page) =>
+      set((s) => ({
+        ...(page ? refreshed(s, page) : { runs, runsNext: undefined }),
+        inbox,
+        listsLoaded: true,
+        loadError: undefined,
+      })),
+    appendRuns: (cursor, page) => set((s) => appended(s, cursor, page)),
     // Answers to concurrent fetches can arrive out of order: a copy that saw
     // fewer events than the one held is dropped.
     setRun: (run) =>

@@ -6,6 +6,7 @@ import { isApiError, type Api } from "../api/client";
 import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
 import { emptyTranscript, reduceRunBatch } from "./reducer";
+import { pageOf, refreshLimit } from "./runPages";
 import type { AppStore } from "./store";
 
 export type Sync = {
@@ -76,8 +77,12 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
 
   async function refreshLists(): Promise<void> {
     try {
-      const [runs, inbox] = await Promise.all([api.runs(), api.interactions({ status: "pending" })]);
-      state().setLists(runs, inbox);
+      // As many runs as the pages loaded hold (RunList loads more as it
+      // scrolls), so a refresh neither drops them nor leaves them stale.
+      const limit = refreshLimit(state().runs.length);
+      const [body, inbox] = await Promise.all([api.runsPage(limit ? { limit } : {}), api.interactions({ status: "pending" })]);
+      const page = pageOf(body);
+      state().setLists(page.runs, inbox, page);
     } catch (err) {
       report(err);
     }
