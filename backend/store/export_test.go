@@ -9,7 +9,7 @@ var WriterDSN = writerDSN
 // ListRunsPlan is EXPLAIN QUERY PLAN of ListRuns' statement for f, one line
 // per step, for the tests that hold the list to its indexes.
 func (s *Store) ListRunsPlan(f RunFilter) (string, error) {
-	q, args := listRunsQuery(f)
+	q, args := listRunsQuery(f, 0)
 	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		return "", err

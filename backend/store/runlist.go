@@ -36,8 +36,47 @@ type RunFilter struct {
 // are merged (UNION with the ORDER BY over the compound, which SQLite runs
 // as a merge that stops at the limit). The runs' rows, and their pending
 // counts, are read only for the page.
+//
+// Text is looked up in a trigram index, whose cost grows with its matches
+// (a word in a third of 100,000 runs: 20 ms). Text in ASCII is first looked
+// for by instr in the newest textWindow runs of the other filters, which
+// holds a page when the text is common (half a millisecond), and only then
+// in the index.
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	q, args := listRunsQuery(f)
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	if utf8.RuneCountInString(f.Text) >= minTrigram && isASCII(f.Text) {
+		out, err := s.listRuns(ctx, f, textWindow)
+		// The window's first matches are the list's: every run after the
+		// window is older than all of it.
+		if err != nil || len(out) == limit {
+			return out, err
+		}
+	}
+	return s.listRuns(ctx, f, 0)
+}
+
+// textWindow is how many runs a search reads by instr before it asks the
+// trigram index: 5,000 cost about 2.5 ms, and hold a page of 100 for any
+// text in 2% of the runs or more.
+const textWindow = 5000
+
+// isASCII reports whether text is ASCII only, where instr(lower()) and the
+// trigram index agree on case (lower() folds no other letters).
+func isASCII(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// listRuns runs listRunsQuery.
+func (s *Store) listRuns(ctx context.Context, f RunFilter, window int) ([]Run, error) {
+	q, args := listRunsQuery(f, window)
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -77,20 +116,21 @@ type cond struct {
 
 // listRunsQuery builds ListRuns' statement: an inner query of the page's
 // rowids, as one ordered index walk or a merge of several, and the runs'
-// columns read for those rows only.
-func listRunsQuery(f RunFilter) (string, []any) {
+// columns read for those rows only. With window > 0 the text is matched by
+// instr among the first window runs of the walk only.
+func listRunsQuery(f RunFilter, window int) (string, []any) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	if len(f.Statuses) == 0 && f.Agent == "" && utf8.RuneCountInString(f.Text) >= minTrigram {
+	if window == 0 && len(f.Statuses) == 0 && f.Agent == "" && utf8.RuneCountInString(f.Text) >= minTrigram {
 		return textQuery(f.Text, f.Before, limit)
 	}
 	var common []cond
 	if f.Before != (RunCursor{}) {
 		common = append(common, cond{"(r.created_at, r.id) < (?, ?)", []any{f.Before.CreatedAt, f.Before.ID}})
 	}
-	if f.Text != "" {
+	if f.Text != "" && window == 0 {
 		common = append(common, textCond(f.Text))
 	}
 	// One walk per status: an IN list over the status index would come out
@@ -133,6 +173,11 @@ func listRunsQuery(f RunFilter) (string, []any) {
 	// UNION, not UNION ALL: a run whose agent id and name are both the
 	// one asked for is found by both walks.
 	inner := strings.Join(arms, " UNION ") + " ORDER BY c DESC, i DESC LIMIT ?"
+	if window > 0 {
+		inner = `SELECT w.k, w.c, w.i FROM (` + inner + `) w JOIN runs r ON r.rowid = w.k
+			WHERE instr(lower(r.instructions), lower(?)) > 0 ORDER BY w.c DESC, w.i DESC LIMIT ?`
+		args = append(args, window, f.Text)
+	}
 	args = append(args, limit)
 	return `SELECT ` + runCols + ` FROM (` + inner + `) p JOIN runs r ON r.rowid = p.k`, args
 }

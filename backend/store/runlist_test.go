@@ -93,6 +93,9 @@ func want(runs []fixtureRun, f store.RunFilter) []string {
 		}
 		out = append(out, r.id)
 	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
 	return out
 }
 
@@ -150,8 +153,13 @@ func TestListRunsAnswersEachFilter(t *testing.T) {
 		"text, 2 chars unicode": {Text: "ïv"},
 		"text and status":       {Text: "tests", Statuses: []string{"completed"}},
 		"text, none":            {Text: "nowhere to be found"},
-		"before":                {Before: store.RunCursor{CreatedAt: 1_007, ID: "r020"}},
-		"before, status, agent": {Before: store.RunCursor{CreatedAt: 1_010, ID: "r000"}, Statuses: []string{"completed"}, Agent: "ag_1"},
+		// A page that the newest runs hold is found by instr among them.
+		"text, page of common":     {Text: "FIX", Limit: 3},
+		"text, page, status":       {Text: "the", Limit: 2, Statuses: []string{"completed"}},
+		"text, page, before":       {Text: "the", Limit: 2, Before: store.RunCursor{CreatedAt: 1_010, ID: "r000"}},
+		"text, page, unicode case": {Text: "CAFÉ", Limit: 2},
+		"before":                   {Before: store.RunCursor{CreatedAt: 1_007, ID: "r020"}},
+		"before, status, agent":    {Before: store.RunCursor{CreatedAt: 1_010, ID: "r000"}, Statuses: []string{"completed"}, Agent: "ag_1"},
 	}
 	for name, f := range filters {
 		t.Run(name, func(t *testing.T) {

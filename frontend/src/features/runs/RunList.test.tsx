@@ -99,3 +99,69 @@ describe("RunList filters", () => {
     expect(screen.queryByText("No run matches")).toBeNull();
   });
 });
+
+describe("RunList pages", () => {
+  const many = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => run(`run_${String(from - i).padStart(4, "0")}`, { created_at: from - i }));
+
+  // observers holds the IntersectionObservers the list made; near() tells
+  // each that its sentinel came into view.
+  let observers: { cb: IntersectionObserverCallback; el?: Element }[] = [];
+  class FakeIO {
+    cb: IntersectionObserverCallback;
+    el?: Element;
+    constructor(cb: IntersectionObserverCallback) {
+      this.cb = cb;
+      observers.push(this);
+    }
+    observe(el: Element) {
+      this.el = el;
+    }
+    disconnect() {
+      observers = observers.filter((o) => o !== this);
+    }
+  }
+  const near = () =>
+    observers.forEach((o) => o.cb([{ isIntersecting: true, target: o.el } as IntersectionObserverEntry], o as unknown as IntersectionObserver));
+
+  it("loads the next page when its end comes into view, until the last", async () => {
+    vi.stubGlobal("IntersectionObserver", FakeIO);
+    const fetched: string[] = [];
+    const fetchMock = vi.fn(async (url: string) => {
+      fetched.push(url);
+      if (url === "/api/v1/runs?before=c100") return Response.json({ runs: many(900, 20), next_before: "c200", more: true });
+      if (url === "/api/v1/runs?before=c200") return Response.json({ runs: many(800, 5), next_before: "", more: false });
+      return new Response("{}", { status: 404 });
+    });
+    const store = createAppStore({ listsLoaded: true });
+    store.getState().setLists(many(1000, 20), [], { runs: many(1000, 20), next: "c100" });
+    render(
+      <ServicesProvider value={{ api: createApi({ fetch: fetchMock as unknown as typeof fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+        <RunList />
+      </ServicesProvider>,
+    );
+    expect(shownIds()).toHaveLength(20);
+    near();
+    await vi.waitFor(() => expect(shownIds()).toHaveLength(40));
+    near();
+    near(); // asked again while loading: one request
+    await vi.waitFor(() => expect(shownIds()).toHaveLength(45));
+    expect(fetched).toEqual(["/api/v1/runs?before=c100", "/api/v1/runs?before=c200"]);
+    expect(screen.queryByRole("button", { name: "More runs" })).toBeNull(); // the end
+    expect(shownIds()[44]).toBe("run_0796");
+    vi.unstubAllGlobals();
+  });
+
+  it("has a button for the next page", async () => {
+    const fetchMock = vi.fn(async () => Response.json({ runs: many(900, 1), next_before: "", more: false }));
+    const store = createAppStore({ listsLoaded: true });
+    store.getState().setLists([], [], { runs: many(1000, 2), next: "c2" });
+    render(
+      <ServicesProvider value={{ api: createApi({ fetch: fetchMock as unknown as typeof fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+        <RunList />
+      </ServicesProvider>,
+    );
+    fireEvent.click(screen.getByRole("button", { name: "More runs" }));
+    await vi.waitFor(() => expect(shownIds()).toEqual(["run_1000", "run_0999", "run_0900"]));
+  });
+});

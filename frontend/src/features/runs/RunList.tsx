@@ -1,5 +1,5 @@
 import "./runs.css";
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import type { Run } from "../../api/types";
 import { useApp } from "../../store/context";
 import { activeStatuses } from "../../store/status";
@@ -7,6 +7,7 @@ import { age } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { useNow } from "../../ui/useNow";
 import { ImportRecording } from "../exchange/ImportRecording";
+import { useMoreRuns, useSentinel } from "./useMoreRuns";
 
 // StatusFilter is the run list's status choice.
 export type StatusFilter = "all" | "active" | "attention" | "completed" | "failed";
@@ -49,7 +50,9 @@ export function filterRuns(runs: Run[], query: string, status: StatusFilter): Ru
 }
 
 // RunList lists the runs, newest first, narrowed by a search and a status
-// filter over the runs in the store; a click selects one.
+// filter over the runs in the store; a click selects one. The store holds
+// the pages loaded so far: the next loads when the list's end comes near
+// (or by its button), so 100,000 runs cost what the person scrolls through.
 export function RunList() {
   const runs = useApp((s) => s.runs);
   const selected = useApp((s) => s.selectedRunId);
@@ -59,13 +62,17 @@ export function RunList() {
   const [status, setStatus] = useState<StatusFilter>("all");
   const shown = useMemo(() => filterRuns(runs, query, status), [runs, query, status]);
   const ids = useMemo(() => new Set(runs.map((r) => r.id)), [runs]);
+  const { more, loading, loadMore } = useMoreRuns();
+  const navRef = useRef<HTMLElement>(null);
+  const endRef = useRef<HTMLDivElement>(null);
+  useSentinel(navRef, endRef, loadMore, `${runs.length} ${shown.length} ${loading} ${more}`);
   const clear = () => {
     setQuery("");
     setStatus("all");
   };
 
   return (
-    <nav aria-label="Runs" className="run-list">
+    <nav aria-label="Runs" className="run-list" ref={navRef}>
       <h2>Runs</h2>
       <ImportRecording />
       {runs.length > 0 && (
@@ -103,6 +110,13 @@ export function RunList() {
             </li>
           ))}
         </ul>
+      )}
+      {more && (
+        <div ref={endRef} className="run-list-more">
+          <button type="button" className="link" onClick={loadMore} disabled={loading}>
+            {loading ? "Loading runs…" : "More runs"}
+          </button>
+        </div>
       )}
     </nav>
   );
