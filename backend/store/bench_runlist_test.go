@@ -153,17 +153,20 @@ func BenchmarkRunList100k(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		f    store.RunFilter
+		none bool // no run matches
 	}{
-		{"none", store.RunFilter{}},
-		{"status=completed", store.RunFilter{Statuses: []string{"completed"}}},
-		{"status=paused", store.RunFilter{Statuses: []string{"paused"}}},
-		{"status=active", store.RunFilter{Statuses: []string{"queued", "running", "pausing", "paused", "waiting"}}},
-		{"agent=ag_3", store.RunFilter{Agent: "ag_3"}},
-		{"agent=name", store.RunFilter{Agent: "agent 3"}},
-		{"q=word", store.RunFilter{Text: "kubernetes"}}, // one run in 100
-		{"q=common", store.RunFilter{Text: "schema"}},   // about one run in 3
-		{"q=2chars", store.RunFilter{Text: "ku"}},       // below a trigram: instr
-		{"q=word,status=completed", store.RunFilter{Text: "kubernetes", Statuses: []string{"completed"}}},
+		{"none", store.RunFilter{}, false},
+		{"status=completed", store.RunFilter{Statuses: []string{"completed"}}, false},
+		{"status=paused", store.RunFilter{Statuses: []string{"paused"}}, false},
+		{"status=active", store.RunFilter{Statuses: []string{"queued", "running", "pausing", "paused", "waiting"}}, false},
+		{"agent=ag_3", store.RunFilter{Agent: "ag_3"}, false},
+		{"agent=name", store.RunFilter{Agent: "agent 3"}, false},
+		{"q=word", store.RunFilter{Text: "kubernetes"}, false}, // one run in 100
+		{"q=common", store.RunFilter{Text: "schema"}, false},   // about one run in 3
+		{"q=2chars", store.RunFilter{Text: "ku"}, false},       // below a trigram: instr
+		{"q=absent", store.RunFilter{Text: "xylophone"}, true}, // in no run
+		{"q=2chars,absent", store.RunFilter{Text: "zq"}, true}, // in no run, below a trigram: instr reads every run
+		{"q=word,status=completed", store.RunFilter{Text: "kubernetes", Statuses: []string{"completed"}}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			c.f.Limit = 100
@@ -172,8 +175,8 @@ func BenchmarkRunList100k(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(runs) == 0 {
-					b.Fatal("no run")
+				if (len(runs) == 0) != c.none {
+					b.Fatalf("%d runs", len(runs))
 				}
 			}
 		})
