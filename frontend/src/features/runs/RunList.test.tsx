@@ -152,6 +152,23 @@ describe("RunList pages", () => {
     vi.unstubAllGlobals();
   });
 
+  it("loads no page on its own while a filter narrows the list", () => {
+    vi.stubGlobal("IntersectionObserver", FakeIO);
+    const fetchMock = vi.fn(async () => Response.json({ runs: [], next_before: "", more: false }));
+    const store = createAppStore({ listsLoaded: true });
+    store.getState().setLists([], [], { runs: many(1000, 3), next: "c3" });
+    render(
+      <ServicesProvider value={{ api: createApi({ fetch: fetchMock as unknown as typeof fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+        <RunList />
+      </ServicesProvider>,
+    );
+    fireEvent.change(screen.getByRole("searchbox", { name: "Search runs" }), { target: { value: "nothing like it" } });
+    near();
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(screen.getByRole("button", { name: "More runs" })).toBeTruthy();
+    vi.unstubAllGlobals();
+  });
+
   it("has a button for the next page", async () => {
     const fetchMock = vi.fn(async () => Response.json({ runs: many(900, 1), next_before: "", more: false }));
     const store = createAppStore({ listsLoaded: true });

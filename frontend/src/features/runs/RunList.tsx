@@ -65,7 +65,11 @@ export function RunList() {
   const { more, loading, loadMore } = useMoreRuns();
   const navRef = useRef<HTMLElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
-  useSentinel(navRef, endRef, loadMore, `${runs.length} ${shown.length} ${loading} ${more}`);
+  // While a search or a status filter narrows the loaded runs, more load by
+  // the button only: a filter that matches none of them would otherwise
+  // load page after page, up to the whole list.
+  const filtering = query.trim() !== "" || status !== "all";
+  useSentinel(navRef, endRef, loadMore, `${runs.length} ${loading} ${more} ${filtering}`, !filtering);
   const clear = () => {
     setQuery("");
     setStatus("all");

@@ -36,16 +36,22 @@ const nearEnd = "600px";
 // scroll container root (and again after each change of deps, when it is
 // still near after a change of key: a page that did not fill the view loads
 // the next). Without IntersectionObserver (jsdom) it does nothing: the
-// list's button remains.
-export function useSentinel(root: RefObject<HTMLElement | null>, sentinel: RefObject<HTMLElement | null>, onNear: () => void, key: string): void {
+// list's button remains. Off (enabled false), it watches nothing.
+export function useSentinel(
+  root: RefObject<HTMLElement | null>,
+  sentinel: RefObject<HTMLElement | null>,
+  onNear: () => void,
+  key: string,
+  enabled = true,
+): void {
   useEffect(() => {
     const el = sentinel.current;
-    if (!el || typeof IntersectionObserver === "undefined") return;
+    if (!enabled || !el || typeof IntersectionObserver === "undefined") return;
     const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && onNear(), {
       root: root.current,
       rootMargin: `0px 0px ${nearEnd} 0px`,
     });
     io.observe(el);
     return () => io.disconnect();
-  }, [root, sentinel, onNear, key]);
+  }, [root, sentinel, onNear, key, enabled]);
 }
