@@ -19,6 +19,12 @@ BEGIN {
 	target["BenchmarkWSIdleSubscriberHeap B/subscriber"] = "<=16384"
 	target["BenchmarkRSSIdleServer MiB"] = "<40"
 	target["BenchmarkRSSRun200PeakServer MiB"] = "<60"
+	# Issue 18: export and import of a 100,000-event run under 1 s each,
+	# in process (beside its controls) and through the binary's HTTP API.
+	target["BenchmarkExportImport100k ms/export"] = "<1000"
+	target["BenchmarkExportImport100k ms/import"] = "<1000"
+	target["BenchmarkE2EExport100k ms"] = "<1000"
+	target["BenchmarkE2EImport100k ms"] = "<1000"
 }
 /^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name)

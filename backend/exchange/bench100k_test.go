@@ -97,7 +97,9 @@ func controlExport(b *testing.B, db *sql.DB, run string) []row {
 		if err := rs.Scan(&r.seq, &r.ts, &r.typ, &r.node, &r.data); err != nil {
 			b.Fatal(err)
 		}
-		zw.Write(r.data)
+		if _, err := zw.Write(r.data); err != nil {
+			b.Fatal(err)
+		}
 		out = append(out, r)
 	}
 	if err := rs.Err(); err != nil {

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -122,9 +123,11 @@ func (s *Service) Export(ctx context.Context, runID, format string, w io.Writer)
 	if !slices.Contains(Formats, format) {
 		return Export{}, fmt.Errorf("%w: format %q is not one of %s", ErrInvalid, format, strings.Join(Formats, ", "))
 	}
-	if _, err := s.cfg.Store.GetRun(ctx, runID); err != nil {
+	r, err := s.cfg.Store.GetRun(ctx, runID)
+	if err != nil {
 		return Export{}, err
 	}
+	defer release(r.LastSeq)
 	if format == FormatVideo {
 		return s.exportVideo(ctx, runID, w)
 	}
@@ -248,6 +251,7 @@ func (s *Service) Import(ctx context.Context, r io.ReaderAt, size int64) (store.
 		}
 		return store.Run{}, err
 	}
+	defer release(int64(len(b.Events)))
 	id := s.cfg.NewID("run")
 	evs := b.Events // the bundle's own: renamed in place, not copied
 	for i := range evs {
@@ -301,6 +305,24 @@ func (s *Service) events(ctx context.Context, runID string) ([]event.Event, erro
 			return out, nil
 		}
 		after = page[len(page)-1].Seq
+	}
+}
+
+// releaseAbove is the length of log past which an export or import hands
+// its memory back to the system when it is done. Go returns freed memory
+// on its own only after its next collection, which an idle server may not
+// run for minutes: six exports and imports of a 100,000-event run through
+// the server left its RSS at twice idle (76 to 151 MiB) more than two
+// minutes later. A collection then costs a few milliseconds, against
+// hundreds for the exchange itself; below some thousands of events there
+// is little to hand back.
+const releaseAbove = 10_000
+
+// release returns freed memory to the system after the exchange of a log
+// of n events, when that log was long.
+func release(n int64) {
+	if n > releaseAbove {
+		debug.FreeOSMemory()
 	}
 }
 

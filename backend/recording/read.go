@@ -244,9 +244,11 @@ func readEvents(f *zip.File, p Part, m Manifest, l Limits) ([]event.Event, error
 		return nil, err
 	}
 	defer rc.Close()
-	// The manifest's count sizes the slice, within the limit: a lying
-	// count costs no more than the limit allows.
-	events := make([]event.Event, 0, max(0, min(m.Diagnostics.Events, l.MaxEvents, 1<<20)))
+	// The manifest's count sizes the slice, no larger than the part could
+	// hold (a line of an event is some 50 bytes at the least): a lying
+	// count costs what the part's own size would.
+	const minLine = 50
+	events := make([]event.Event, 0, max(0, min(m.Diagnostics.Events, l.MaxEvents, int(p.Size/minLine)+1)))
 	br := bufio.NewReaderSize(rc, 64<<10)
 	var long []byte // a line longer than br's buffer, put together
 	for {
