@@ -151,4 +151,26 @@ describe("VirtualList", () => {
     expect(list.scrollTop).toBe(up);
     expect(onFollow).toHaveBeenLastCalledWith(false);
   });
+
+  it("does not visit every row when rows are measured or the list is scrolled", () => {
+    let calls = 0;
+    const itemKey = (i: number) => {
+      calls++;
+      return `k${i}`;
+    };
+    const est = () => estimate;
+    render(<VirtualList data-testid="list" count={10_000} itemKey={itemKey} renderItem={(i) => <p>item {i}</p>} estimateSize={est} />);
+    const list = screen.getByTestId("list");
+    calls = 0;
+    list.scrollTop = 5_000;
+    fireEvent.scroll(list);
+    rowHeight = () => 80;
+    FakeResizeObserver.report(() => 80);
+    list.scrollTop = 250_000;
+    fireEvent.scroll(list);
+    FakeResizeObserver.report(() => 80);
+    expect(rendered().some((i) => i > 4_900 && i < 5_000)).toBe(true);
+    // The rows rendered, a few times over: not the 10,000.
+    expect(calls).toBeLessThan(500);
+  });
 });

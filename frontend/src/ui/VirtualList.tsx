@@ -10,7 +10,8 @@ import {
   type ReactNode,
   type Ref,
 } from "react";
-import { indexAt, offsetsOf, visibleRange, type Range } from "./windowing";
+import { RowLayout } from "./rowLayout";
+import { visibleRange, type Range } from "./windowing";
 
 // VirtualList renders a long list of rows of different heights, only those
 // in view plus an overscan above and below, between two spacers that stand
@@ -24,6 +25,11 @@ import { indexAt, offsetsOf, visibleRange, type Range } from "./windowing";
 //
 // Lists shorter than windowFrom rows render every row: a short list costs
 // little, and the browser's own find and tests then see every row.
+//
+// The offsets live in a RowLayout (a Fenwick tree by index and a map from
+// key to index), so that a row measured, a scroll and the anchor's lookup
+// each cost O(log n) in a list of n rows, not O(n): a 100,000-event
+// transcript measures rows at every frame while it is scrolled.
 
 export type VirtualListHandle = {
   scrollToIndex: (i: number) => void;
@@ -65,7 +71,6 @@ export function VirtualList({
 }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
-  const [version, setVersion] = useState(0);
   const [, setTick] = useState(0);
   const rerender = useCallback(() => setTick((t) => t + 1), []);
 
@@ -79,17 +84,19 @@ export function VirtualList({
 
   const windowed = count >= windowFrom;
   const estimate = useCallback((i: number) => estimateSize?.(i) ?? 120, [estimateSize]);
-  const offsets = useMemo(
-    () => offsetsOf(count, (i) => heights.current.get(itemKey(i)) ?? estimate(i)),
-    // version changes when a row was measured: heights is a ref.
-    [count, itemKey, estimate, version],
-  );
-  const total = offsets[count] ?? 0;
-  const latest = useRef({ offsets, count, itemKey, range: { start: 0, end: count } as Range });
+  // Measurements change the layout in place (a ResizeObserver callback),
+  // then render: the layout is a ref, not state.
+  const layoutRef = useRef<RowLayout | null>(null);
+  layoutRef.current ??= new RowLayout((key) => heights.current.get(key));
+  const layout = layoutRef.current;
+  layout.sync(count, itemKey, estimate);
+  const tree = layout.tree;
+  const total = tree.total;
+  const latest = useRef({ range: { start: 0, end: count } as Range });
 
   const top = following.current ? Math.max(0, total - viewport.current) : scrollTop.current;
-  const range: Range = windowed ? visibleRange(offsets, top, viewport.current, overscanPx) : { start: 0, end: count };
-  latest.current = { offsets, count, itemKey, range };
+  const range: Range = windowed ? visibleRange(tree, top, viewport.current, overscanPx) : { start: 0, end: count };
+  latest.current = { range };
 
   const setFollowing = useCallback(
     (on: boolean) => {
@@ -105,12 +112,14 @@ export function VirtualList({
   const captureAnchor = useCallback(() => {
     const el = scroller.current;
     if (!el || following.current || anchor.current) return;
-    const { offsets, count, itemKey } = latest.current;
-    if (count === 0) return;
-    const i = indexAt(offsets, el.scrollTop);
-    anchor.current = { key: itemKey(i), delta: el.scrollTop - offsets[i]! };
+    const layout = layoutRef.current;
+    if (!layout || layout.count === 0) return;
+    const i = layout.tree.indexAt(el.scrollTop);
+    anchor.current = { key: layout.keyAt(i)!, delta: el.scrollTop - layout.tree.offset(i) };
   }, []);
 
+  // The browser reports every row resized in a frame in one callback: one
+  // render for all of them.
   const observer = useMemo(
     () =>
       new ResizeObserver((entries) => {
@@ -124,11 +133,12 @@ export function VirtualList({
           if (!(h > 0) || heights.current.get(key) === h) continue;
           if (!changed) captureAnchor();
           heights.current.set(key, h);
+          layoutRef.current?.measure(key, h);
           changed = true;
         }
-        if (changed) setVersion((v) => v + 1);
+        if (changed) rerender();
       }),
-    [captureAnchor],
+    [captureAnchor, rerender],
   );
   useEffect(() => () => observer.disconnect(), [observer]);
 
@@ -167,8 +177,10 @@ export function VirtualList({
       anchor.current = undefined;
       // Moved up since the list last put it at the end, and the scroll
       // event has not come yet: the person scrolled, the list lets go.
-      const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= bottomSlack;
-      if (el.scrollTop < scrollTop.current - 1 && !atBottom) {
+      // (Or the content shrank and the browser moved it: scrollHeight
+      // tells, read only then.)
+      const movedUp = el.scrollTop < scrollTop.current - 1;
+      if (movedUp && el.scrollHeight - el.scrollTop - el.clientHeight > bottomSlack) {
         scrollTop.current = el.scrollTop;
         setFollowing(false);
         rerender();
@@ -182,14 +194,11 @@ export function VirtualList({
     const a = anchor.current;
     anchor.current = undefined;
     if (!a) return;
-    const { offsets, count, itemKey } = latest.current;
-    for (let i = 0; i < count; i++) {
-      if (itemKey(i) !== a.key) continue;
-      const want = offsets[i]! + a.delta;
-      if (Math.abs(el.scrollTop - want) >= 1) el.scrollTop = want;
-      scrollTop.current = el.scrollTop;
-      return;
-    }
+    const i = layout.indexOf(a.key);
+    if (i === undefined) return;
+    const want = tree.offset(i) + a.delta;
+    if (Math.abs(el.scrollTop - want) >= 1) el.scrollTop = want;
+    scrollTop.current = el.scrollTop;
   });
 
   const onScroll = useCallback(() => {
@@ -198,9 +207,10 @@ export function VirtualList({
     scrollTop.current = el.scrollTop;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= bottomSlack;
     setFollowing(atBottom);
-    const { offsets, count, range } = latest.current;
-    if (count < windowFrom) return;
-    const next = visibleRange(offsets, el.scrollTop, viewport.current, overscanPx);
+    const layout = layoutRef.current;
+    const { range } = latest.current;
+    if (!layout || layout.count < windowFrom) return;
+    const next = visibleRange(layout.tree, el.scrollTop, viewport.current, overscanPx);
     if (next.start !== range.start || next.end !== range.end) rerender();
   }, [overscanPx, windowFrom, rerender, setFollowing]);
 
@@ -209,16 +219,17 @@ export function VirtualList({
     () => ({
       scrollToIndex: (i: number) => {
         const el = scroller.current;
-        const { offsets, count } = latest.current;
-        if (!el || i < 0 || i >= count) return;
+        const layout = layoutRef.current;
+        if (!el || !layout || i < 0 || i >= layout.count) return;
         setFollowing(false);
         // A little of the row before stays in view, for context.
-        const y = Math.max(0, offsets[i]! - 12);
+        const at = layout.tree.offset(i);
+        const y = Math.max(0, at - 12);
         anchor.current = undefined;
         el.scrollTop = y;
         scrollTop.current = y;
         // Keep that row in place as the rows around it are measured.
-        anchor.current = { key: latest.current.itemKey(i), delta: y - offsets[i]! };
+        anchor.current = { key: layout.keyAt(i)!, delta: y - at };
         rerender();
       },
       scrollToEnd: () => {
@@ -238,8 +249,8 @@ export function VirtualList({
       </div>,
     );
   }
-  const before = windowed ? offsets[range.start]! : 0;
-  const after = windowed ? total - offsets[range.end]! : 0;
+  const before = windowed ? tree.offset(range.start) : 0;
+  const after = windowed ? total - tree.offset(range.end) : 0;
   return (
     <div
       ref={scroller}
