@@ -104,6 +104,8 @@ export function createMemoryApi(rec: Recording, opts: MemoryApiOptions): Api {
       }),
     agents: () => Promise.resolve([]),
     runs: () => answer(() => [run()]),
+    // A recording holds one run: one page, with nothing after it.
+    runsPage: () => answer(() => ({ runs: [run()], next_before: "", more: false })),
     run: (id) =>
       answer(() => {
         checkRun(id);
