@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -56,7 +57,7 @@ func openRun(t *testing.T, ctx context.Context, id, lastModel, lastTool string) 
 		};
 		check();
 	})`, id, lastTool, lastModel)
-	stop := cpuProfile(t, ctx, "open-"+id)
+	stop := cpuProfile(t, ctx, strings.ReplaceAll(t.Name(), "/", "-"))
 	f, err := chromedp.Run(ctx, chromedp.Evaluate[openFigures](js, chromedp.EvalAwaitPromise))
 	stop()
 	if err != nil {

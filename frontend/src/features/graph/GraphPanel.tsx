@@ -3,7 +3,6 @@ import "./graph.css";
 import {
   ControlButton,
   Controls,
-  MiniMap,
   Panel,
   ReactFlow,
   ReactFlowProvider,
@@ -13,11 +12,11 @@ import {
   type NodeHandle,
   type NodeMouseHandler,
   type NodeTypes,
+  useStore,
 } from "@xyflow/react";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useApp } from "../../store/context";
 import { PaneHeader } from "../../ui/PaneHeader";
-import { statusColour } from "../../ui/status";
 import { foldGraph, type FoldChoices } from "./fold";
 import {
   activeNode,
@@ -34,6 +33,8 @@ import {
 import { NodeDetailPanel } from "./NodeDetail";
 import { OpenRun, OriginNode } from "./ForkLinks";
 import { FoldToggle, StepNode } from "./StepNode";
+import { GraphOverview, overviewNodes } from "./GraphOverview";
+import { cellArea, inArea, viewCell } from "./window";
 import { maxZoom, minZoom, useGraphView } from "./useGraphView";
 import { useRunGraph } from "./useRunGraph";
 
@@ -53,16 +54,12 @@ const handles: NodeHandle[] = [
 // there a move of the scrubber adds or removes up to this many nodes at
 // once, and mounting them all took 150-300 ms a jump back on a long run.
 const renderAllUpTo = 200;
+const noCell = () => "";
 
 // The minimap stands in a column of its own beside the canvas, never over
 // its nodes (a pan can bring any node under any corner of the canvas); a
 // canvas too narrow to spare the column goes without it (graph.css).
 const minimapSize = { width: 150, height: 100 };
-
-// The minimap paints each node in its status colour, as the badges are; a
-// fork's origin in the fork's violet.
-const minimapColour = (n: { type?: string; data: unknown }) =>
-  n.type === "origin" ? "var(--violet)" : statusColour((n.data as StepNodeType["data"]).status);
 
 // GraphPanel is the live execution graph of a run, built from the same
 // reducer state as the transcript, and the details of the node selected in
@@ -202,6 +199,14 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
     return list;
   }, [laid, folded]);
 
+  const overview = useMemo(() => overviewNodes(nodes), [nodes]);
+
+  // A large graph gives the flow only the nodes around the view (window.ts);
+  // the overview and the fit read them all.
+  const large = nodes.length > renderAllUpTo;
+  const cell = useStore(large ? viewCell : noCell);
+  const onOverviewMove = useCallback(() => setUserMoved(true), [setUserMoved]);
+
   const wrapper = useRef<HTMLDivElement>(null);
   const corners = useMemo(() => nodes.map((n) => n.position), [nodes]);
   // Keep the running (or waiting) node in view, else the last one (a run
@@ -209,6 +214,10 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // its model node.
   const activeRaw = activeNode(graph.nodes);
   const active = activeRaw === undefined ? folded.nodes.at(-1)?.id : (folded.hidden.get(activeRaw) ?? activeRaw);
+  const shown = useMemo(
+    () => (large ? inArea(nodes, edges, cellArea(cell), [active, selected, originNode?.id]) : { nodes, edges }),
+    [large, nodes, edges, cell, active, selected, originNode],
+  );
   const { onMoveStart, onMove, onMoveEnd, fitAgain } = useGraphView({
     wrapper,
     corners,
@@ -245,8 +254,8 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
         <div className="graph-stage">
           <div className="graph-canvas" ref={wrapper}>
             <ReactFlow
-              nodes={nodes}
-              edges={edges}
+              nodes={shown.nodes}
+              edges={shown.edges}
               nodeTypes={nodeTypes}
               onNodeClick={onNodeClick}
               onNodesChange={onNodesChange}
@@ -283,7 +292,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
             </ReactFlow>
           </div>
           <div className="graph-overview">
-            <MiniMap pannable zoomable nodeColor={minimapColour} ariaLabel="Graph overview" style={minimapSize} position="top-right" />
+            <GraphOverview nodes={overview} width={minimapSize.width} height={minimapSize.height} onPersonMove={onOverviewMove} />
           </div>
         </div>
       </FoldToggle.Provider>
