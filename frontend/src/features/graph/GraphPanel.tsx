@@ -17,15 +17,13 @@ import {
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useApp } from "../../store/context";
 import { PaneHeader } from "../../ui/PaneHeader";
-import { foldGraph, type FoldChoices } from "./fold";
+import { Folder, openUpTo, type FoldChoices } from "./fold";
 import {
   activeNode,
   keepSame,
-  layoutGraph,
   nodeHeight,
   nodeWidth,
   originOf,
-  structureKey,
   type OriginNode as OriginNodeType,
   type StepData,
   type StepNode as StepNodeType,
@@ -35,6 +33,7 @@ import { OpenRun, OriginNode } from "./ForkLinks";
 import { FoldToggle, StepNode } from "./StepNode";
 import { GraphOverview, overviewNodes } from "./GraphOverview";
 import { cellArea, inArea, viewCell } from "./window";
+import { Placer } from "./placer";
 import { maxZoom, minZoom, useGraphView } from "./useGraphView";
 import { useRunGraph } from "./useRunGraph";
 
@@ -112,11 +111,16 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // The steps and edges, not the whole transcript: a streamed token changes
   // neither, and renders nothing here.
   const graph = useRunGraph(runId);
-  // Steps that draw as before keep their objects, so their nodes do not render again.
+  // Steps that draw as before keep their objects, so their nodes do not
+  // render again. The fold and the layout work on what changed (fold.ts,
+  // placer.ts): a new Folder for a new choice of folds or node to reveal.
   const stable = useRef(new Map<string, StepData>());
+  const folder = useRef<Folder | undefined>(undefined);
   const folded = useMemo(() => {
-    const f = foldGraph(graph.nodes, graph.edges, choices, selected);
-    return { ...f, nodes: keepSame(stable.current, f.nodes) };
+    let f = folder.current;
+    if (!f || f.choices !== choices || f.reveal !== selected) f = folder.current = new Folder(choices, selected, openUpTo);
+    const out = f.fold(graph.nodes, graph.edges);
+    return { ...out, nodes: keepSame(stable.current, out.nodes) };
   }, [graph, choices, selected]);
 
   // A fork's origin: the run and node it came from, with that node's label
@@ -126,11 +130,11 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   const firstNode = useApp((s) => s.stream.runs[runId]?.nodeOrder[0]);
   const origin = useMemo(() => originOf(from && { forkedFrom: from, nodeOrder: firstNode ? [firstNode] : [] }, sourceLabel), [from, firstNode, sourceLabel]);
 
-  // Lay out again only when nodes or edges were added (or folded), not on each streamed token.
-  const key = structureKey(folded.nodes, folded.edges, origin);
-  // Keyed on the structure: the steps inside may be newer, positions are not.
-  const laid = useMemo(() => layoutGraph(folded.nodes, folded.edges, origin), [key]);
-  const position = useMemo(() => new Map(laid.nodes.map((n) => [n.id, n.position])), [laid]);
+  // Laid out again only where nodes or edges were added (or folded), not on
+  // each streamed token: a node that did not move keeps its position object.
+  const placer = useRef(new Placer());
+  const laid = useMemo(() => placer.current.place(folded.nodes, folded.edges, origin), [folded, origin]);
+  const position = laid.positions;
   // The origin's position is the layout's; its label may be newer.
   const originNode = useMemo<OriginNodeType | undefined>(
     () =>
