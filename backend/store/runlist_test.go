@@ -31,7 +31,7 @@ func listFixture() []fixtureRun {
 	texts := []string{
 		"Fix the failing TEST in ./calc", "refactor the Parser", "naïve café au lait", "Ünïcödé and Straße",
 		"日本語のテキストを直す", "emoji 🚀 launch", `quote "this" please`, "x", "ab cd", "CAFÉ society",
-		"Привет, мир", "fix ALL the tests",
+		"Привет, мир", "fix ALL the tests", `100% done_ok \ back`, "Zq",
 	}
 	statuses := []string{"completed", "completed", "completed", "failed", "paused", "cancelled", "running", "waiting", "queued"}
 	var out []fixtureRun
@@ -314,8 +314,9 @@ func TestListRunsPendingApprovals(t *testing.T) {
 	}
 }
 
-// undo16 takes a database back to before migration 0016.
+// undo16 takes a database back to before migration 0016 (and 0017).
 var undo16 = []string{
+	`DROP TABLE runs_text_terms`, `DROP INDEX runs_tail2`, `DROP INDEX runs_tail1`, `DROP INDEX interactions_pending`,
 	`DROP TRIGGER runs_text_insert`, `DROP TABLE runs_text`,
 	`DROP INDEX runs_list`, `DROP INDEX runs_status_list`, `DROP INDEX runs_agent_list`, `DROP INDEX runs_agent_name_list`,
 	`CREATE INDEX runs_status ON runs(status)`, `CREATE INDEX runs_created ON runs(created_at)`,
