@@ -47,7 +47,7 @@ export function RunList() {
           <input
             type="search"
             aria-label="Search runs"
-            placeholder="Search runs"
+            placeholder="Search instructions"
             value={query}
             onChange={(e) => setQuery(e.target.value)}
           />
