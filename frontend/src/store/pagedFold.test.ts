@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { foldLogs, seeded as rand } from "../test/foldLogs";
-import { emptyTranscript, reduceRunBatch } from "./reducer";
+import { emptyTranscript, reduceRunBatch, RunFold, type RunTranscript } from "./reducer";
 
 const logs = foldLogs();
 
@@ -37,6 +37,33 @@ describe("a log folded in pages", () => {
           i += n;
         }
         expect(t, `${name}, seed ${seed}`).toEqual(whole);
+      }
+    });
+  }
+});
+
+describe("a log folded in pages by one RunFold", () => {
+  for (const [name, evs] of logs) {
+    it(`gives the state of the whole of ${name}, and leaves each state read as it was`, () => {
+      const runId = evs[0]!.run_id;
+      const whole = reduceRunBatch(emptyTranscript(runId), evs);
+      for (let seed = 1; seed <= 10; seed++) {
+        const r = rand(seed);
+        const fold = new RunFold(emptyTranscript(runId));
+        const read: [RunTranscript, string][] = [];
+        for (let i = 0; i < evs.length; ) {
+          const n = 1 + Math.floor(r() * Math.max(1, evs.length / 5));
+          const from = r() < 0.2 ? Math.max(0, i - 2) : i;
+          fold.add(evs.slice(from, i + n));
+          i += n;
+          // Read now and then, as readHistory commits.
+          if (r() < 0.4) {
+            const t = fold.transcript;
+            read.push([t, JSON.stringify(t)]);
+          }
+        }
+        expect(fold.transcript, `${name}, seed ${seed}`).toEqual(whole);
+        for (const [t, json] of read) expect(JSON.stringify(t), `seed ${seed}`).toBe(json);
       }
     });
   }

@@ -94,14 +94,38 @@ export function reduceRun(t: RunTranscript, e: Event): RunTranscript {
 // reduceRunBatch applies events of one run in order to its transcript; it
 // returns t itself when every event was applied before.
 export function reduceRunBatch(t: RunTranscript, events: readonly Event[]): RunTranscript {
-  let d: Draft | undefined;
-  for (const e of events) {
-    if (e.seq <= (d ? d.t.lastSeq : t.lastSeq)) continue;
-    d ??= draft(t);
-    apply(d, e);
-    d.t.lastSeq = e.seq;
+  return new RunFold(t).add(events).transcript;
+}
+
+// RunFold folds batches of a run's events into its transcript, for a reader
+// no one watches between batches (sync.ts readHistory, which folds a long
+// run's history page by page): the batches share one draft, so the nodes
+// and the order are copied once until the transcript is read, not once a
+// batch (20 copies of 20,000 nodes for a 100,000-event run). The input
+// transcript, and each one read from it, are never changed.
+export class RunFold {
+  private d?: Draft;
+  constructor(private t: RunTranscript) {}
+
+  add(events: readonly Event[]): this {
+    for (const e of events) {
+      if (e.seq <= (this.d ? this.d.t.lastSeq : this.t.lastSeq)) continue;
+      this.d ??= draft(this.t);
+      apply(this.d, e);
+      this.d.t.lastSeq = e.seq;
+    }
+    return this;
   }
-  return d ? d.t : t;
+
+  // transcript is the run's state after the batches added: the next batch
+  // is folded into a copy of it.
+  get transcript(): RunTranscript {
+    if (this.d) {
+      this.t = this.d.t;
+      this.d = undefined;
+    }
+    return this.t;
+  }
 }
 
 // Draft is a transcript being changed by one batch: a shallow copy of the

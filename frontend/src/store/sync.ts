@@ -5,7 +5,7 @@
 import { isApiError, type Api } from "../api/client";
 import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
-import { emptyTranscript, reduceRunBatch } from "./reducer";
+import { emptyTranscript, RunFold } from "./reducer";
 import { pageOf, refreshLimit } from "./runPages";
 import type { AppStore } from "./store";
 
@@ -159,17 +159,18 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // cost 20 full renders.) Nothing else feeds the run meanwhile (it is subscribed to after). A
   // failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
-    let t = state().stream.runs[runId] ?? emptyTranscript(runId);
-    let shown = t;
+    let shown = state().stream.runs[runId] ?? emptyTranscript(runId);
+    const fold = new RunFold(shown);
     let lastCommit = 0;
     const commit = () => {
+      const t = fold.transcript;
       if (t === shown) return;
       flush();
       state().setTranscript(t);
       shown = t;
       lastCommit = performance.now();
     };
-    let after = t.lastSeq;
+    let after = shown.lastSeq;
     try {
       let next = api.events(runId, after, historyPage);
       for (;;) {
@@ -178,7 +179,7 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
         const more = page.more && page.events.length > 0;
         after = Math.max(after, page.next_after);
         if (more) next = api.events(runId, after, historyPage);
-        t = reduceRunBatch(t, page.events);
+        fold.add(page.events);
         if (!more) break;
         if (shown.lastSeq === 0 || performance.now() - lastCommit >= commitEveryMs) commit();
       }
