@@ -59,7 +59,7 @@ describe("the player", () => {
 
     const good = testRecording();
     expect(() => parseRecording("{")).toThrow(/damaged/);
-    expect(() => parseRecording(JSON.stringify({ ...good, version: 2 }))).toThrow(/version 2; this player reads version 1/);
+    expect(() => parseRecording(JSON.stringify({ ...good, version: 3 }))).toThrow(/version 3; this player reads versions 1 and 2/);
     expect(() => parseRecording(JSON.stringify({ ...good, events: [good.events[1], good.events[0]] }))).toThrow(/out of order/);
     const nulls = parseRecording(JSON.stringify({ ...good, blobs: null, artifacts: null, omitted: null }));
     expect(nulls).toMatchObject({ blobs: {}, artifacts: {}, omitted: [] });

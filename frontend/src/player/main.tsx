@@ -7,12 +7,14 @@ import { StrictMode, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
 import { createPlayer } from "./boot";
 import { PlayerError } from "./Player";
-import { readRecording } from "./recording";
+import { openRecording } from "./recording";
 
+// build shows the recording's first part and reads the others after.
 function build(): ReactNode {
   try {
-    const p = createPlayer(readRecording(document));
+    const p = createPlayer(openRecording(document));
     document.title = p.title;
+    void p.load();
     return p.element;
   } catch (err) {
     return <PlayerError message={err instanceof Error ? err.message : String(err)} />;

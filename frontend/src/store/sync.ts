@@ -5,7 +5,7 @@
 import { isApiError, type Api } from "../api/client";
 import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
-import { emptyTranscript, reduceRunBatch } from "./reducer";
+import { historyFold } from "./historyFold";
 import { pageOf, refreshLimit } from "./runPages";
 import type { AppStore } from "./store";
 
@@ -34,9 +34,6 @@ type SocketOptions = Pick<EventSocketOptions, "url" | "WebSocket" | "initialMs" 
 
 // Events read in one page of a run's history.
 const historyPage = 5000;
-// How often pages read since the last update are applied while a run's
-// history is read (readHistory).
-const commitEveryMs = 1000;
 
 // A frame that never comes (a hidden tab pauses animation frames) must not
 // hold events for ever: they are applied after this long at the latest.
@@ -147,25 +144,12 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // readHistory reads a run's events page by page, then subscribes from the
   // last one; it stops when another run is followed. The next page is asked
   // for while this one is folded, and each page is folded as it arrives
-  // into a copy of the run's transcript held here (one short task a page,
-  // while the next is on the wire), which replaces the store's at few
-  // points: the first page at once (the run is on screen), then at most
-  // every commitEveryMs, and at the end. The views derive from the whole
-  // run: an update per page made a 100,000-event run cost 20 full renders.
-  // Nothing else feeds the run meanwhile (it is subscribed to after). A
-  // failed read leaves the rest to the socket's replay.
+  // (one short task a page, while the next is on the wire) as historyFold
+  // says. Nothing else feeds the run meanwhile (it is subscribed to after).
+  // A failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
-    let t = state().stream.runs[runId] ?? emptyTranscript(runId);
-    let shown = t;
-    let lastCommit = 0;
-    const commit = () => {
-      if (t === shown) return;
-      flush();
-      state().setTranscript(t);
-      shown = t;
-      lastCommit = performance.now();
-    };
-    let after = t.lastSeq;
+    const fold = historyFold(store, runId, flush);
+    let after = fold.transcript().lastSeq;
     try {
       let next = api.events(runId, after, historyPage);
       for (;;) {
@@ -174,17 +158,17 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
         const more = page.more && page.events.length > 0;
         after = Math.max(after, page.next_after);
         if (more) next = api.events(runId, after, historyPage);
-        t = reduceRunBatch(t, page.events);
+        fold.add(page.events);
         if (!more) break;
-        if (shown.lastSeq === 0 || performance.now() - lastCommit >= commitEveryMs) commit();
+        fold.due();
       }
     } catch (err) {
       if (followed !== runId) return;
-      commit();
+      fold.commit();
       report(err);
     }
     if (followed !== runId) return;
-    commit();
+    fold.commit();
     socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? after);
   }
 

@@ -1,0 +1,52 @@
+// A run's history folded in pages into a copy of its transcript held
+// outside the store, which replaces the store's at few points: the first
+// page at once (the run is on screen), then at most every commitEveryMs,
+// and at the end. The views derive from the whole run: an update per page
+// made a 100,000-event run cost 20 full renders. The app's sync reads a
+// run's history from the server this way; the recording player reads the
+// parts of its page so.
+
+import type { Event } from "../api/types";
+import { emptyTranscript, reduceRunBatch, type RunTranscript } from "./reducer";
+import type { AppStore } from "./store";
+
+// How often pages folded since the last update are applied.
+export const commitEveryMs = 1000;
+
+export type HistoryFold = {
+  // The transcript folded so far.
+  transcript: () => RunTranscript;
+  // add folds the next page of events.
+  add: (events: readonly Event[]) => void;
+  // due commits when nothing is shown yet or commitEveryMs have passed
+  // since the last commit.
+  due: () => void;
+  // commit puts what was folded in the store, when it is new.
+  commit: () => void;
+};
+
+// historyFold starts from the store's transcript of runId (or an empty
+// one); beforeCommit runs before each commit (the sync applies the events
+// it holds first).
+export function historyFold(store: AppStore, runId: string, beforeCommit: () => void = () => {}, now: () => number = () => performance.now()): HistoryFold {
+  let t = store.getState().stream.runs[runId] ?? emptyTranscript(runId);
+  let shown = t;
+  let lastCommit = 0;
+  const commit = () => {
+    if (t === shown) return;
+    beforeCommit();
+    store.getState().setTranscript(t);
+    shown = t;
+    lastCommit = now();
+  };
+  return {
+    transcript: () => t,
+    add: (events) => {
+      t = reduceRunBatch(t, events);
+    },
+    due: () => {
+      if (shown.lastSeq === 0 || now() - lastCommit >= commitEveryMs) commit();
+    },
+    commit,
+  };
+}
