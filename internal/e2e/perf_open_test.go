@@ -9,11 +9,16 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 )
 
@@ -52,12 +57,50 @@ func openRun(t *testing.T, ctx context.Context, id, lastModel, lastTool string) 
 		};
 		check();
 	})`, id, lastTool, lastModel)
+	stop := cpuProfile(t, ctx, strings.ReplaceAll(t.Name(), "/", "-"))
 	f, err := chromedp.Run(ctx, chromedp.Evaluate[openFigures](js, chromedp.EvalAwaitPromise))
+	stop()
 	if err != nil {
 		screenshot(t, ctx, "e2e-perf-open-failed")
 		t.Fatalf("run %s did not open: %v", id, err)
 	}
 	return f
+}
+
+// cpuProfile records the page's V8 CPU profile from now until the returned
+// function is called, into $STEWARD_CPUPROFILE/name.cpuprofile (it opens in
+// Chromium's DevTools), when that folder is set: how a figure is explained.
+func cpuProfile(t *testing.T, ctx context.Context, name string) func() {
+	t.Helper()
+	dir := os.Getenv("STEWARD_CPUPROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	_, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
+	if err == nil {
+		_, err = chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200})
+	}
+	if err == nil {
+		_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+	}
+	if err != nil {
+		t.Fatalf("start the CPU profile: %v", err)
+	}
+	return func() {
+		p, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+		if err != nil {
+			t.Fatalf("stop the CPU profile: %v", err)
+		}
+		b, err := json.Marshal(p.Profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, name+".cpuprofile")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("CPU profile: %s", file)
+	}
 }
 
 func TestE2EPerfOpen(t *testing.T) {

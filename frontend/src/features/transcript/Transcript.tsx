@@ -4,7 +4,7 @@ import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
 import { pendingElicitation } from "../../store/elicitationFold";
 import { selectRun } from "../../store/store";
-import type { RunTranscript } from "../../store/reducer";
+import type { RunTranscript, ToolNode } from "../../store/reducer";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { ServerNotesRow } from "./ServerNotes";
 import { PaneHeader } from "../../ui/PaneHeader";
@@ -314,26 +314,27 @@ function Outcome({ runId }: { runId: string }) {
  */
 export function lastTurnCalls(t: RunTranscript | undefined): { total: number; failed: number } | undefined {
   if (!t) return undefined;
+  // From the end back to the turn's model node: a turn's calls, and the
+  // retries of them after a restart, all start after it. A selector runs
+  // this on every change of the store, so it reads the last turn, not the
+  // whole run (a 100,000-event run has 10,000 turns).
   let parent: string | undefined;
+  const calls: ToolNode[] = [];
   for (let i = t.nodeOrder.length - 1; i >= 0; i--) {
-    const n = t.nodes[t.nodeOrder[i]!];
-    if (n?.kind === "tool") {
-      parent = n.parent;
-      break;
-    }
+    const id = t.nodeOrder[i]!;
+    if (parent !== undefined && id === parent) break;
+    const n = t.nodes[id];
+    if (n?.kind !== "tool") continue;
+    if (parent === undefined) parent = n.parent;
+    if (n.parent === parent) calls.push(n);
   }
   if (parent === undefined) return undefined;
   // A call retried after a restart counts as its retry.
-  const replaced = new Set<string>();
-  for (const id of t.nodeOrder) {
-    const n = t.nodes[id];
-    if (n?.kind === "tool" && n.retryOf) replaced.add(n.retryOf);
-  }
+  const replaced = new Set(calls.flatMap((n) => (n.retryOf ? [n.retryOf] : [])));
   let total = 0;
   let failed = 0;
-  for (const id of t.nodeOrder) {
-    const n = t.nodes[id];
-    if (n?.kind !== "tool" || n.parent !== parent || replaced.has(id)) continue;
+  for (const n of calls) {
+    if (replaced.has(n.id)) continue;
     total++;
     if (n.status !== "succeeded") failed++;
   }
