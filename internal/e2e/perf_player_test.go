@@ -93,10 +93,12 @@ func TestE2EPerfPlayerOpen(t *testing.T) {
 		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: js}); err != nil {
 			t.Fatal(err)
 		}
+		stopProfile := cpuProfile(t, ctx, fmt.Sprintf("player-open-%d", i+1))
 		if err := chromedp.Do(ctx, chromedp.Navigate(pageURL)); err != nil {
 			t.Fatal(err)
 		}
 		f, err := chromedp.Run(ctx, chromedp.Poll[openFigures](`window.__playerOpen`, chromedp.WithPollingTimeout(60*time.Second)))
+		stopProfile()
 		if err != nil {
 			screenshot(t, ctx, "e2e-perf-player-failed")
 			t.Fatalf("the recording did not open fully: %v", err)

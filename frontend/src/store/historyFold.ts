@@ -18,17 +18,26 @@ export type HistoryFold = {
   transcript: () => RunTranscript;
   // add folds the next page of events.
   add: (events: readonly Event[]) => void;
-  // due commits when nothing is shown yet or commitEveryMs have passed
-  // since the last commit.
+  // isDue is true when nothing is shown yet or everyMs have passed since
+  // the last commit; due commits then.
+  isDue: () => boolean;
   due: () => void;
   // commit puts what was folded in the store, when it is new.
   commit: () => void;
 };
 
+export type HistoryFoldOptions = {
+  // Runs before each commit (the sync applies the events it holds first).
+  beforeCommit?: () => void;
+  // The least time between two commits; commitEveryMs when not given.
+  everyMs?: number;
+  now?: () => number;
+};
+
 // historyFold starts from the store's transcript of runId (or an empty
-// one); beforeCommit runs before each commit (the sync applies the events
-// it holds first).
-export function historyFold(store: AppStore, runId: string, beforeCommit: () => void = () => {}, now: () => number = () => performance.now()): HistoryFold {
+// one).
+export function historyFold(store: AppStore, runId: string, opts: HistoryFoldOptions = {}): HistoryFold {
+  const { beforeCommit = () => {}, everyMs = commitEveryMs, now = () => performance.now() } = opts;
   let t = store.getState().stream.runs[runId] ?? emptyTranscript(runId);
   let shown = t;
   let lastCommit = 0;
@@ -39,13 +48,15 @@ export function historyFold(store: AppStore, runId: string, beforeCommit: () => 
     shown = t;
     lastCommit = now();
   };
+  const isDue = () => t !== shown && (shown.lastSeq === 0 || now() - lastCommit >= everyMs);
   return {
     transcript: () => t,
     add: (events) => {
       t = reduceRunBatch(t, events);
     },
+    isDue,
     due: () => {
-      if (shown.lastSeq === 0 || now() - lastCommit >= commitEveryMs) commit();
+      if (isDue()) commit();
     },
     commit,
   };

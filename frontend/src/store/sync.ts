@@ -148,7 +148,7 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // says. Nothing else feeds the run meanwhile (it is subscribed to after).
   // A failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
-    const fold = historyFold(store, runId, flush);
+    const fold = historyFold(store, runId, { beforeCommit: flush });
     let after = fold.transcript().lastSeq;
     try {
       let next = api.events(runId, after, historyPage);
