@@ -27,8 +27,9 @@ import (
 // frame, whether the run is fully drawn, into window.__playerOpen.
 const playerOpenJS = `(() => {
 	const long = [];
+	window.__longTasks = [];
 	try {
-		new PerformanceObserver(list => list.getEntries().forEach(e => long.push(e.duration)))
+		new PerformanceObserver(list => list.getEntries().forEach(e => { long.push(e.duration); window.__longTasks.push([Math.round(e.startTime), Math.round(e.duration)]); }))
 			.observe({type: "longtask", buffered: true});
 	} catch (e) {}
 	const done = () =>
@@ -103,7 +104,11 @@ func TestE2EPerfPlayerOpen(t *testing.T) {
 			screenshot(t, ctx, "e2e-perf-player-failed")
 			t.Fatalf("the recording did not open fully: %v", err)
 		}
-		t.Logf("open %d: %.0f ms, %d long tasks (%.0f ms in all, worst %.0f ms)", i+1, f.MS, f.Long, f.LongMS, f.WorstTask)
+		tasks, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]float64](`window.__longTasks`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("open %d: %.0f ms, %d long tasks (%.0f ms in all, worst %.0f ms; [start, ms] %v)", i+1, f.MS, f.Long, f.LongMS, f.WorstTask, tasks)
 		opens = append(opens, f)
 		if i < 2 {
 			closeTab()

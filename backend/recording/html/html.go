@@ -9,6 +9,8 @@ package html
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,8 +40,12 @@ const (
 )
 
 // DataElementID is the id of the <script type="application/json"> element
-// that holds the recording but its events; part i of the events, a JSON
-// array, is in the element with the id DataElementID + "-events-" + i.
+// that holds the recording but its events. Part i of the events, a JSON
+// array compressed with gzip and written in base64, is in the <script
+// type="application/gzip"> element with the id DataElementID + "-events-" + i.
+// Compressed, a long run's page is a seventh of the size: the browser's
+// HTML parser took 400 ms in one task to read 21 MB of JSON text, and the
+// page inflates a part with DecompressionStream, off the main thread.
 const DataElementID = "steward-recording"
 
 // EventsPerPart is how many events a part holds: about 1 MB of JSON, which
@@ -161,10 +167,22 @@ func Write(w io.Writer, player []byte, d Data, o Options) error {
 	_ = writeScriptSafe(bw, js)
 	_, _ = bw.WriteString("</script>\n  ")
 	var part []byte
+	// The fastest level: it makes the page 7 times smaller where the best
+	// makes it 9, in a third of the time.
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // a valid level: no error
 	for i := range doc.EventParts {
 		part = appendPart(part[:0], d.Events[i*EventsPerPart:min((i+1)*EventsPerPart, len(d.Events))])
-		_, _ = fmt.Fprintf(bw, `<script type="application/json" id="%s-events-%d">`, DataElementID, i)
-		_ = writeScriptSafe(bw, part)
+		_, _ = fmt.Fprintf(bw, `<script type="application/gzip" id="%s-events-%d">`, DataElementID, i)
+		// base64 holds no "<": nothing in it can end the element.
+		b64 := base64.NewEncoder(base64.StdEncoding, bw)
+		zw.Reset(b64)
+		_, _ = zw.Write(part)
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("write html recording: %w", err)
+		}
+		if err := b64.Close(); err != nil {
+			return fmt.Errorf("write html recording: %w", err)
+		}
 		_, _ = bw.WriteString("</script>\n  ")
 	}
 	_, _ = bw.Write(player[body:])

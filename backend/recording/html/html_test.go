@@ -2,7 +2,9 @@ package html
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,6 +12,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -148,7 +151,7 @@ const fakePlayer = `<!doctype html>
 
 var (
 	dataRE  = regexp.MustCompile(`(?s)<script type="application/json" id="steward-recording">(.*?)</script>`)
-	partsRE = regexp.MustCompile(`(?s)<script type="application/json" id="steward-recording-events-(\d+)">(.*?)</script>`)
+	partsRE = regexp.MustCompile(`(?s)<script type="application/gzip" id="steward-recording-events-(\d+)">([A-Za-z0-9+/=]*)</script>`)
 )
 
 // page is what Write put in a page: the recording element and the events
@@ -178,7 +181,18 @@ func embedded(t *testing.T, doc string) embeddedPage {
 			t.Fatalf("part %d is numbered %s", i, part[1])
 		}
 		var evs []event.Event
-		if err := json.Unmarshal([]byte(part[2]), &evs); err != nil {
+		zr, err := gzip.NewReader(base64.NewDecoder(base64.StdEncoding, strings.NewReader(part[2])))
+		if err != nil {
+			t.Fatalf("part %d is not gzip in base64: %v", i, err)
+		}
+		js, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("part %d does not inflate: %v", i, err)
+		}
+		if !json.Valid(js) {
+			t.Fatalf("part %d is not JSON: %.200s", i, js)
+		}
+		if err := json.Unmarshal(js, &evs); err != nil {
 			t.Fatalf("part %d does not parse: %v", i, err)
 		}
 		if len(evs) == 0 || len(evs) > EventsPerPart {
@@ -210,7 +224,7 @@ func TestWriteEmbedsTheRecordingSafely(t *testing.T) {
 
 	// Each element ends only where Write ended it: before the next part or
 	// </body>, and holds no raw "<", U+2028 or U+2029.
-	const open = `<script type="application/json" id="steward-recording`
+	const open = `<script type="application/`
 	elements := 0
 	for rest := doc; ; {
 		start := strings.Index(rest, open)

@@ -16,6 +16,7 @@ import { runFacts, type RunFacts } from "./facts";
 import { createMemoryApi } from "./memoryApi";
 import { Playback, type Clock } from "./playback";
 import { Player } from "./Player";
+import type { Event } from "../api/types";
 import type { Recording, RecordingReader } from "./recording";
 import { checkpointEvery, Timeline } from "./timeline";
 
@@ -59,11 +60,14 @@ const commitEveryMs = 250;
 // each copies the run's containers, and a long run would build hundreds.
 const maxCheckpoints = 64;
 
-export function createPlayer(source: Recording | RecordingReader, opts: PlayerOptions = {}): BuiltPlayer {
-  const reader = "next" in source ? source : whole(source);
+// createPlayer builds the player of a recording given whole (it is ready
+// at once), or of a reader and the first part it read (openPlayer).
+export function createPlayer(source: Recording | RecordingReader, opts: PlayerOptions = {}, firstPart?: readonly Event[]): BuiltPlayer {
+  const given = !("next" in source);
+  const reader = given ? whole(source) : source;
   const rec = reader.rec;
-  const first = reader.next();
-  if (!first) throw new Error("The recording in this page has no events.");
+  const first = given ? rec.events : firstPart;
+  if (!first || first.length === 0) throw new Error("The recording in this page has no events.");
   const runId = rec.events[0]!.run_id;
   // The recording is the only run: selected, and "connected" (no banner
   // about a lost connection).
@@ -90,7 +94,7 @@ export function createPlayer(source: Recording | RecordingReader, opts: PlayerOp
         // it in another: the two at once made the longest task.
         for (;;) {
           await pause();
-          const part = reader.next();
+          const part = await reader.next();
           if (!part) break;
           fold.add(part);
           session.setState({ loaded: rec.events.length });
@@ -106,7 +110,7 @@ export function createPlayer(source: Recording | RecordingReader, opts: PlayerOp
         session.setState({ error: err instanceof Error ? err.message : String(err) });
       }
     })());
-  if (rec.events.length === reader.total && !reader.next()) {
+  if (given) {
     finish();
     loading = Promise.resolve();
   }
@@ -139,18 +143,15 @@ export function createPlayer(source: Recording | RecordingReader, opts: PlayerOp
   };
 }
 
-// whole reads a recording given with all its events as one part.
+// openPlayer reads the first part of the recording and builds its player;
+// load reads the others.
+export async function openPlayer(reader: RecordingReader, opts: PlayerOptions = {}): Promise<BuiltPlayer> {
+  return createPlayer(reader, opts, await reader.next());
+}
+
+// whole is the reader of a recording given with all its events.
 function whole(rec: Recording): RecordingReader {
-  let done = false;
-  return {
-    rec,
-    total: rec.events.length,
-    next: () => {
-      if (done) return undefined;
-      done = true;
-      return rec.events;
-    },
-  };
+  return { rec, total: rec.events.length, next: async () => undefined };
 }
 
 // nextTask resolves in a task of its own: a MessageChannel message, which

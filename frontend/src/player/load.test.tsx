@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { reduceBatch, emptyStream } from "../store/reducer";
 import { bigRunEvents } from "../test/bigRun";
 import { pageOf, runId, testRecording } from "../test/recording";
-import { createPlayer } from "./boot";
-import { openRecording, partElementId, readRecording, recordingElementId, type Recording } from "./recording";
+import { openPlayer } from "./boot";
+import { deflate, openRecording, partElementId, readRecording, recordingElementId, type Recording } from "./recording";
 
 const noPause = () => Promise.resolve();
 
@@ -17,10 +17,10 @@ function bigRecording(turns: number): Recording {
 }
 
 describe("a recording read in parts", () => {
-  it("reads back every event of every part, in order", () => {
+  it("reads back every event of every part, in order", async () => {
     const rec = testRecording();
     for (const per of [1, 3, rec.events.length, rec.events.length + 5]) {
-      expect(readRecording(pageOf(rec, per)).events).toEqual(rec.events);
+      expect((await readRecording(await pageOf(rec, per))).events).toEqual(rec.events);
     }
   });
 
@@ -28,7 +28,7 @@ describe("a recording read in parts", () => {
     const rec = bigRecording(60); // about 900 events
     const whole = reduceBatch(emptyStream, rec.events).runs[runId];
     for (const per of [1, 7, 100, 333, 5000]) {
-      const p = createPlayer(openRecording(pageOf(rec, per)), { pause: noPause });
+      const p = await openPlayer(openRecording(await pageOf(rec, per)), { pause: noPause });
       await p.load();
       expect(p.store.getState().stream.runs[runId], `parts of ${per}`).toEqual(whole);
       expect(p.playback.getState().at).toBe(rec.events.length);
@@ -45,7 +45,7 @@ describe("a recording read in parts", () => {
     const rec = testRecording();
     let release: () => void = () => {};
     const gate = () => new Promise<void>((r) => (release = r));
-    const p = createPlayer(openRecording(pageOf(rec, 5)), { pause: gate });
+    const p = await openPlayer(openRecording(await pageOf(rec, 5)), { pause: gate });
     render(p.element);
     expect(screen.getByTestId("recording-loading").textContent).toBe(`Reading the recording: 5 of ${rec.events.length} events`);
     expect(p.store.getState().stream.runs[runId]?.lastSeq).toBe(rec.events[4]!.seq);
@@ -61,9 +61,12 @@ describe("a recording read in parts", () => {
   it("says what is wrong with a damaged page", async () => {
     const rec = testRecording();
     const n = rec.events.length;
-    const cases: { name: string; damage: (doc: Document) => void; want: RegExp }[] = [
+    const cases: { name: string; damage: (doc: Document) => void | Promise<void>; want: RegExp }[] = [
       { name: "a part missing", damage: (d) => d.getElementById(partElementId(1))!.remove(), want: /part 2 of 4 of its events is missing/ },
       { name: "a part cut short", damage: (d) => cut(d, 2), want: /part 3 of 4 of its events does not parse/ },
+      { name: "a part not base64", damage: (d) => void (part(d, 2).textContent = "not base64!"), want: /part 3 of 4 of its events does not parse/ },
+      { name: "a part not gzip", damage: (d) => void (part(d, 2).textContent = btoa("[]")), want: /part 3 of 4 of its events does not parse/ },
+      { name: "a part not JSON", damage: async (d) => void (part(d, 2).textContent = await deflate("[{")), want: /part 3 of 4 of its events does not parse/ },
       { name: "a part that is no list", damage: (d) => set(d, 1, { seq: 1 }), want: /part 2 of 4 of its events is not a list of events/ },
       { name: "an empty part", damage: (d) => set(d, 1, []), want: /part 2 of 4 of its events is not a list of events/ },
       { name: "a part out of order", damage: (d) => swap(d, 1, 2), want: /is out of order or of another run/ },
@@ -76,10 +79,10 @@ describe("a recording read in parts", () => {
       { name: "no events", damage: (d) => header(d, { event_count: 0 }), want: /has no events/ },
     ];
     for (const c of cases) {
-      const doc = pageOf(rec, 5); // 4 parts
-      c.damage(doc);
+      const doc = await pageOf(rec, 5); // 4 parts
+      await c.damage(doc);
       const open = async () => {
-        const p = createPlayer(openRecording(doc), { pause: noPause });
+        const p = await openPlayer(openRecording(doc), { pause: noPause });
         await p.load();
         if (p.session.getState().error) throw new Error(p.session.getState().error);
       };
@@ -88,22 +91,23 @@ describe("a recording read in parts", () => {
   });
 
   it("shows the error of a part found damaged once the page is open", async () => {
-    const doc = pageOf(testRecording(), 5);
+    const doc = await pageOf(testRecording(), 5);
     cut(doc, 3);
-    const p = createPlayer(openRecording(doc), { pause: noPause });
+    const p = await openPlayer(openRecording(doc), { pause: noPause });
     render(p.element);
     await act(() => p.load());
     expect(screen.getByRole("alert").textContent).toMatch(/part 4 of 4 of its events does not parse/);
   });
 
-  it("reads a version 1 page, which held its events itself", () => {
+  it("reads a version 1 page, which held its events itself", async () => {
     const doc = document.implementation.createHTMLDocument("v1");
     const el = doc.createElement("script");
     el.id = recordingElementId;
     el.type = "application/json";
     el.textContent = JSON.stringify(testRecording());
     doc.body.append(el);
-    const p = createPlayer(openRecording(doc));
+    const p = await openPlayer(openRecording(doc), { pause: noPause });
+    await p.load();
     expect(p.playback.getState().at).toBe(testRecording().events.length);
     expect(p.store.getState().stream.runs[runId]?.status).toBe("completed");
   });
@@ -115,11 +119,11 @@ function part(doc: Document, i: number): HTMLElement {
 
 function cut(doc: Document, i: number): void {
   const el = part(doc, i);
-  el.textContent = el.textContent!.slice(0, -10);
+  el.textContent = el.textContent!.slice(0, -12);
 }
 
-function set(doc: Document, i: number, v: unknown): void {
-  part(doc, i).textContent = JSON.stringify(v);
+async function set(doc: Document, i: number, v: unknown): Promise<void> {
+  part(doc, i).textContent = await deflate(JSON.stringify(v));
 }
 
 function swap(doc: Document, i: number, j: number): void {

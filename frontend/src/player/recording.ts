@@ -1,8 +1,9 @@
 // The recording a player page carries: what backend/recording/html writes
 // into <script type="application/json" id="steward-recording">, and, from
-// version 2, the run's events in parts of their own (a JSON array each, in
-// the elements steward-recording-events-0, -1, ...), read one part at a
-// time so that a long run opens without one long task. Byte contents (file
+// version 2, the run's events in parts of their own (a JSON array each,
+// gzip'd and in base64, in the elements steward-recording-events-0, -1,
+// ...), read one part at a time so that a long run opens without one long
+// task. Byte contents (file
 // blobs, artifacts) are base64, as Go's encoding/json writes []byte. A page
 // someone sent is hostile input: every part is checked as it is read.
 
@@ -73,15 +74,15 @@ export type Recording = {
 // rec.events holds those read so far (the array grows), total how many
 // the recording says it has. next reads and checks the next part, appends
 // it and returns it, or returns undefined once every part is read; it
-// throws an Error saying what is wrong with a damaged one.
+// rejects with an Error saying what is wrong with a damaged one.
 export type RecordingReader = {
   rec: Recording;
   total: number;
-  next: () => readonly Event[] | undefined;
+  next: () => Promise<readonly Event[] | undefined>;
 };
 
-// PartSource gives the JSON text of part i of the events, null when the
-// page has no such part.
+// PartSource gives the text of part i of the events (base64 of gzip'd
+// JSON), null when the page has no such part.
 export type PartSource = (i: number) => string | null;
 
 const damaged = (what: string) => new Error(`The recording in this page is damaged (${what}).`);
@@ -98,19 +99,19 @@ export function openRecording(doc: Document): RecordingReader {
   return openRecordingText(el.textContent ?? "", (i) => doc.getElementById(partElementId(i))?.textContent ?? null);
 }
 
-// readRecording reads the whole recording embedded in the page at once.
-export function readRecording(doc: Document): Recording {
+// readRecording reads the whole recording embedded in the page.
+export function readRecording(doc: Document): Promise<Recording> {
   return readAll(openRecording(doc));
 }
 
 // parseRecording reads a recording from the JSON of its element alone: a
 // version 1 one, or one of version 2 whose parts part gives.
-export function parseRecording(text: string, part: PartSource = () => null): Recording {
+export function parseRecording(text: string, part: PartSource = () => null): Promise<Recording> {
   return readAll(openRecordingText(text, part));
 }
 
-function readAll(r: RecordingReader): Recording {
-  while (r.next());
+async function readAll(r: RecordingReader): Promise<Recording> {
+  while (await r.next());
   return r.rec;
 }
 
@@ -149,7 +150,7 @@ export function openRecordingText(text: string, part: PartSource): RecordingRead
     return {
       rec,
       total: all.length,
-      next: () => {
+      next: async () => {
         if (done) return undefined;
         done = true;
         return append(rec.events, all, "");
@@ -166,7 +167,7 @@ export function openRecordingText(text: string, part: PartSource): RecordingRead
   return {
     rec,
     total,
-    next: () => {
+    next: async () => {
       if (i === parts) {
         if (rec.events.length !== total) throw damaged(`its parts hold ${rec.events.length} events, not the ${total} it says`);
         return undefined;
@@ -176,7 +177,7 @@ export function openRecordingText(text: string, part: PartSource): RecordingRead
       if (text === null) throw damaged(`part ${i + 1} of ${parts} of its events is missing`);
       let list: unknown;
       try {
-        list = JSON.parse(text);
+        list = JSON.parse(await inflate(text));
       } catch (err) {
         throw damaged(`part ${i + 1} of ${parts} of its events does not parse: ${String(err)}`);
       }
@@ -186,6 +187,22 @@ export function openRecordingText(text: string, part: PartSource): RecordingRead
       return append(rec.events, list, where);
     },
   };
+}
+
+// inflate is the text of a part: base64 of gzip'd UTF-8. The browser's
+// DecompressionStream inflates it without holding the main thread.
+async function inflate(b64: string): Promise<string> {
+  const gz = new Response(decodeBase64(b64)).body!.pipeThrough(new DecompressionStream("gzip"));
+  return new Response(gz).text();
+}
+
+// deflate is what inflate reads, made as the exporter does (for tests).
+export async function deflate(text: string): Promise<string> {
+  const gz = new Response(text).body!.pipeThrough(new CompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(gz).arrayBuffer());
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
 }
 
 function isCount(v: unknown): v is number {

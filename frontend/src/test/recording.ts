@@ -3,7 +3,7 @@
 // contents embedded), an approval, a screenshot, a last answer.
 
 import type { Event, EventType } from "../api/types";
-import { partElementId, recordingElementId, recordingFormat, type Recording } from "../player/recording";
+import { deflate, partElementId, recordingElementId, recordingFormat, type Recording } from "../player/recording";
 
 export const runId = "run_rec1";
 export const sumBefore = "a".repeat(64);
@@ -74,19 +74,19 @@ export function testRecording(): Recording {
 // pageOf is a document holding rec as the exporter writes it today
 // (version 2): the recording without its events, then the events in parts
 // of perPart.
-export function pageOf(rec: Recording, perPart: number): Document {
+export async function pageOf(rec: Recording, perPart: number): Promise<Document> {
   const doc = document.implementation.createHTMLDocument("recording");
   const { events, ...rest } = rec;
   const parts: Event[][] = [];
   for (let i = 0; i < events.length; i += perPart) parts.push(events.slice(i, i + perPart));
-  const add = (id: string, v: unknown) => {
+  const add = (id: string, type: string, text: string) => {
     const el = doc.createElement("script");
-    el.type = "application/json";
+    el.type = type;
     el.id = id;
-    el.textContent = JSON.stringify(v);
+    el.textContent = text;
     doc.body.append(el);
   };
-  add(recordingElementId, { ...rest, version: 2, event_count: events.length, event_parts: parts.length });
-  parts.forEach((p, i) => add(partElementId(i), p));
+  add(recordingElementId, "application/json", JSON.stringify({ ...rest, version: 2, event_count: events.length, event_parts: parts.length }));
+  for (const [i, p] of parts.entries()) add(partElementId(i), "application/gzip", await deflate(JSON.stringify(p)));
   return doc;
 }
