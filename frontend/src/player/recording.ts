@@ -175,6 +175,9 @@ export function openRecordingText(text: string, part: PartSource): RecordingRead
       const where = ` of part ${i + 1} of ${parts}`;
       const text = part(i);
       if (text === null) throw damaged(`part ${i + 1} of ${parts} of its events is missing`);
+      if (typeof DecompressionStream === "undefined") {
+        throw new Error("This browser cannot open the recording: it has no DecompressionStream (Chrome 80, Firefox 113 and Safari 16.4 on have it).");
+      }
       let list: unknown;
       try {
         list = JSON.parse(await inflate(text));
