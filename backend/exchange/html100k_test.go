@@ -15,12 +15,16 @@ func BenchmarkExportHTML100k(b *testing.B) {
 	e := newBigEnv(b, 10_000)
 	ctx := context.Background()
 	var size int
+	var ns int64
 	for b.Loop() {
 		var buf bytes.Buffer
+		t0 := nowNS()
 		if _, err := e.ex.Export(ctx, e.run, exchange.FormatHTML, &buf); err != nil {
 			b.Fatal(err)
 		}
+		ns += nowNS() - t0
 		size = buf.Len()
 	}
+	b.ReportMetric(float64(ns)/1e6/float64(b.N), "ms/export")
 	b.ReportMetric(float64(size), "page-bytes")
 }
