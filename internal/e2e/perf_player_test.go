@@ -130,6 +130,25 @@ func TestE2EPerfPlayerOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	collected := heap()
+	// The replay works on the log read in parts: the scrubber to the middle
+	// (the first move back builds the checkpoints it starts from, after
+	// the heap is measured: they are the replay's, not the open's) shows
+	// the run there.
+	scrubMS, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`new Promise(resolve => {
+		const el = document.querySelector('[data-testid="timeline-scrubber"]');
+		const t0 = performance.now();
+		Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, "50000");
+		el.dispatchEvent(new Event('input', {bubbles: true}));
+		const check = () => document.querySelector('[data-testid="timeline"]').dataset.at === "50000" &&
+			document.querySelector('[data-testid="run-status"]')?.textContent === "running"
+			? resolve(performance.now() - t0) : requestAnimationFrame(check);
+		check();
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("scrub to the middle: %v", err)
+	}
+	uiBench(t, "PlayerScrub100kMiddle", scrubMS, "ms")
+	screenshot(t, ctx, "e2e-perf-player-100k-middle")
 
 	median := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
 	of := func(get func(openFigures) float64) float64 {
