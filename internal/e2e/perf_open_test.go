@@ -124,6 +124,10 @@ func TestE2EPerfOpen(t *testing.T) {
 			// bigRun's last turn: model call n(2·turns+1), its call n(2·turns+2).
 			f := openRun(t, ctx, id, fmt.Sprintf("n%d", 2*c.turns+1), fmt.Sprintf("n%d", 2*c.turns+2))
 			screenshot(t, ctx, "e2e-perf-open-"+c.name)
+			if os.Getenv("STEWARD_DOMCOUNT") != "" {
+				v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const out = {}; for (const el of document.querySelectorAll('section[aria-label], [data-testid], .react-flow, .graph-overview')) { const k = (el.getAttribute('aria-label') || el.dataset.testid || el.className).slice(0,40); out[k] = (out[k]||0) + el.querySelectorAll('*').length; } out.all = document.querySelectorAll('*').length; return JSON.stringify(Object.entries(out).sort((a,b)=>b[1]-a[1]).slice(0,15)); })()`))
+				t.Logf("DOM: %s", v)
+			}
 			uiBench(t, "UIOpen"+c.name+"Events", f.MS, "ms")
 			uiBench(t, "UIOpen"+c.name+"LongTasks", float64(f.Long), "tasks")
 			uiBench(t, "UIOpen"+c.name+"WorstTask", f.WorstTask, "ms")

@@ -51,11 +51,6 @@ export type PlayerOptions = {
   pause?: () => Promise<void>;
 };
 
-// The views are drawn again from what is read at most this often: each
-// time costs what the views derive from the whole run, but a longer wait
-// leaves more for the graph to lay out at once, in one long task.
-const commitEveryMs = 250;
-
 // At most this many checkpoints (the states the scrubber starts from):
 // each copies the run's containers, and a long run would build hundreds.
 const maxCheckpoints = 64;
@@ -72,7 +67,7 @@ export function createPlayer(source: Recording | RecordingReader, opts: PlayerOp
   // The recording is the only run: selected, and "connected" (no banner
   // about a lost connection).
   const store = createAppStore({ selectedRunId: runId, connection: "open", listsLoaded: true });
-  const fold = historyFold(store, runId, { everyMs: commitEveryMs });
+  const fold = historyFold(store, runId);
   fold.add(first);
   fold.commit();
   const session = createStore<PlayerLoad>()(() => ({ loaded: rec.events.length, total: reader.total, facts: runFacts(rec.events, rec.manifest) }));

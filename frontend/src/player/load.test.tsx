@@ -43,15 +43,20 @@ describe("a recording read in parts", () => {
 
   it("shows the first part at once and the replay bar once every part is in", async () => {
     const rec = testRecording();
-    let release: () => void = () => {};
-    const gate = () => new Promise<void>((r) => (release = r));
+    // Parts wait until the test opens the gate.
+    let open = false;
+    const gate = () => new Promise<void>((resolve) => {
+      const check = () => (open ? resolve() : setTimeout(check, 1));
+      check();
+    });
     const p = await openPlayer(openRecording(await pageOf(rec, 5)), { pause: gate });
     render(p.element);
+    const done = p.load();
+    await new Promise((r) => setTimeout(r, 20));
     expect(screen.getByTestId("recording-loading").textContent).toBe(`Reading the recording: 5 of ${rec.events.length} events`);
     expect(p.store.getState().stream.runs[runId]?.lastSeq).toBe(rec.events[4]!.seq);
     expect(() => p.playback).toThrow(/still being read/);
-    const done = p.load();
-    for (let i = 0; i < 10 && !p.session.getState().playback; i++) await act(async () => release());
+    open = true;
     await act(() => done);
     expect(screen.queryByTestId("recording-loading")).toBeNull();
     expect(screen.getByTestId("timeline-position").textContent).toBe(`${rec.events.length} / ${rec.events.length}`);

@@ -1,8 +1,9 @@
 // A run's history folded in pages into a copy of its transcript held
 // outside the store, which replaces the store's at few points: the first
 // page at once (the run is on screen), then at most every commitEveryMs,
-// and at the end. The views derive from the whole run: an update per page
-// made a 100,000-event run cost 20 full renders. The app's sync reads a
+// and at the end. (When the views derived the whole run again for each
+// update, an update per page made a 100,000-event run cost 20 full
+// renders.) The app's sync reads a
 // run's history from the server this way; the recording player reads the
 // parts of its page so.
 
@@ -10,8 +11,13 @@ import type { Event } from "../api/types";
 import { emptyTranscript, reduceRunBatch, type RunTranscript } from "./reducer";
 import type { AppStore } from "./store";
 
-// How often pages folded since the last update are applied.
-export const commitEveryMs = 1000;
+// How often pages folded since the last update are applied. The graph and
+// the transcript take in only what changed (graph/fold.ts,
+// graph/placer.ts), so an update costs about what it brings, plus a floor
+// (lists of every node compared and copied): each page its own update made
+// more, shorter tasks and a longer open; one a second, fewer tasks of
+// 300-500 ms at 100,000 events.
+export const commitEveryMs = 300;
 
 export type HistoryFold = {
   // The transcript folded so far.

@@ -38,6 +38,10 @@ describe("sync with pageHistory", () => {
     });
     FakeSocket.all[0]!.open();
     await vi.waitFor(() => expect(FakeSocket.all[0]!.sent).toContainEqual({ type: "subscribe", id: expect.any(String), run_id: "run_1", after: 7500 }));
+    // Subscribed once, from the history's end: nothing fed the run while its
+    // history was folded outside the store (setTranscript trusts that).
+    const subscribes = (FakeSocket.all[0]!.sent as { type: string; run_id?: string }[]).filter((m) => m.type === "subscribe" && m.run_id === "run_1");
+    expect(subscribes).toEqual([{ type: "subscribe", id: expect.any(String), run_id: "run_1", after: 7500 }]);
     expect(asked).toEqual(["0+5000", "5000+5000"]);
     expect(updates).toHaveBeenCalledTimes(2);
     expect(store.getState().stream.runs["run_1"]!.lastSeq).toBe(7500);

@@ -89,38 +89,41 @@ export function GraphOverview({ nodes, width, height, onPersonMove }: Props) {
   const frameKey = `${bounds.x},${bounds.y},${bounds.width},${bounds.height}`;
   const frame = useMemo(() => frameOf(bounds, width, height), [frameKey, width, height]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  // A theme change (light, dark) repaints with the other colours.
+  // A theme change (light, dark) repaints with the other colours. Colours
+  // are read from the stylesheet once a theme: a read of a custom property
+  // makes the browser bring the page's styles up to date first, which
+  // after a render is the whole page's.
   const theme = useColourScheme();
+  const colours = useMemo(() => new Map<string, string>(), [theme]); // eslint-disable-line react-hooks/exhaustive-deps
+  const colourOf = (el: HTMLElement, c: string) => {
+    let v = colours.get(c);
+    if (v === undefined) {
+      v = resolveColour(getComputedStyle(el), c);
+      colours.set(c, v);
+    }
+    return v;
+  };
 
   useEffect(() => {
     const ctx = context(dots.current, width, height, dpr);
     if (!ctx) return;
-    const style = getComputedStyle(dots.current!);
-    const resolved = new Map<string, string>();
-    const colourOf = (c: string) => {
-      let v = resolved.get(c);
-      if (v === undefined) {
-        v = resolveColour(style, c);
-        resolved.set(c, v);
-      }
-      return v;
-    };
+    const el = dots.current!;
     // At least two pixels wide and one high: a long run's nodes are far
     // smaller than a pixel.
     const w = Math.max(nodeWidth * frame.scale, 2);
     const h = Math.max(nodeHeight * frame.scale, 1);
     let last = "";
     for (const n of nodes) {
-      const c = colourOf(n.colour);
+      const c = colourOf(el, n.colour);
       if (c !== last) ctx.fillStyle = last = c;
       ctx.fillRect(n.x * frame.scale + frame.offsetX, n.y * frame.scale + frame.offsetY, w, h);
     }
-  }, [nodes, frame, width, height, dpr, theme]);
+  }, [nodes, frame, width, height, dpr, colours]); // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => {
     const ctx = context(frameCanvas.current, width, height, dpr);
     if (!ctx) return;
-    const style = getComputedStyle(frameCanvas.current!);
+    const el = frameCanvas.current!;
     // A frame too small to see (the view on a long run is a sliver of
     // it) is drawn at a size that can be found, about its centre.
     const w = Math.max(view.width * frame.scale, minFrame);
@@ -128,15 +131,15 @@ export function GraphOverview({ nodes, width, height, onPersonMove }: Props) {
     const x = (view.x + view.width / 2) * frame.scale + frame.offsetX - w / 2;
     const y = (view.y + view.height / 2) * frame.scale + frame.offsetY - h / 2;
     // Outside the view is dimmed, the view framed.
-    ctx.fillStyle = resolveColour(style, "var(--overview-mask)");
+    ctx.fillStyle = colourOf(el, "var(--overview-mask)");
     ctx.beginPath();
     ctx.rect(0, 0, width, height);
     ctx.rect(x, y, w, h);
     ctx.fill("evenodd");
-    ctx.strokeStyle = resolveColour(style, "var(--accent)");
+    ctx.strokeStyle = colourOf(el, "var(--accent)");
     ctx.lineWidth = 1;
     ctx.strokeRect(x + 0.5, y + 0.5, Math.max(w - 1, 1), Math.max(h - 1, 1));
-  }, [view, frame, width, height, dpr, theme]);
+  }, [view, frame, width, height, dpr, colours]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // A press or a drag centres the view where it points, at the zoom it has.
   const pointTo = (e: PointerEvent<HTMLDivElement>) => {

@@ -9,7 +9,7 @@
 // elsewhere (the Files tab), so that it can be seen. A person's own choice
 // for a turn wins over the automatic one, except for a node to reveal.
 
-import type { StepData, StepEdge } from "./layout";
+import { extendsGraph, type StepData, type StepEdge } from "./layout";
 
 // FoldChoices are the turns a person folded (false) or unfolded (true), by
 // model node id.
@@ -133,17 +133,9 @@ export class Folder {
   // grows says whether nodes and edges are the last ones given, with more
   // at their end (a node's edges are given with it, and never change).
   private grows(nodes: readonly StepData[], edges: readonly StepEdge[]): boolean {
-    const n = this.input.length;
-    const m = this.inputEdges.length;
-    if (!this.last || nodes.length < n || edges.length < m) return false;
+    if (!this.last) return false;
     if (nodes.length <= this.openUpToNodes !== this.byDefault) return false;
-    for (let i = 0; i < n; i++) if (nodes[i]!.id !== this.input[i]!.id) return false;
-    for (let i = 0; i < m; i++) {
-      const a = edges[i]!;
-      const b = this.inputEdges[i]!;
-      if (a !== b && (a.from !== b.from || a.to !== b.to || a.kind !== b.kind)) return false;
-    }
-    return true;
+    return extendsGraph(this.input, this.inputEdges, nodes, edges);
   }
 
   private rebuild(nodes: readonly StepData[], edges: readonly StepEdge[]): void {

@@ -214,6 +214,26 @@ export function keepSame(prev: Map<string, StepData>, steps: readonly StepData[]
   return out;
 }
 
+// extendsGraph says whether nodes and edges are the graph before with more
+// at their end: the same nodes, by id, and the same edges first (a node's
+// edges come with it and never change). What works on what changed
+// (fold.ts's Folder, placer.ts's Placer) then takes in only the rest.
+export function extendsGraph(
+  beforeNodes: readonly { id: string }[],
+  beforeEdges: readonly StepEdge[],
+  nodes: readonly { id: string }[],
+  edges: readonly StepEdge[],
+): boolean {
+  if (nodes.length < beforeNodes.length || edges.length < beforeEdges.length) return false;
+  for (let i = 0; i < beforeNodes.length; i++) if (nodes[i]!.id !== beforeNodes[i]!.id) return false;
+  for (let i = 0; i < beforeEdges.length; i++) {
+    const a = edges[i]!;
+    const b = beforeEdges[i]!;
+    if (a !== b && (a.from !== b.from || a.to !== b.to || a.kind !== b.kind)) return false;
+  }
+  return true;
+}
+
 // activeNode is the node to keep in view: one waiting for a person first,
 // else the newest running one. The run's root runs as long as the run does:
 // it is never the one to follow.

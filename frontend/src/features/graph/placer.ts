@@ -14,7 +14,7 @@
 
 import type { Edge } from "@xyflow/react";
 import type { GraphEdge } from "../../api/types";
-import { nodeHeight, nodeWidth, type OriginData, type OriginNode, type StepData, type StepEdge, type StepNode } from "./layout";
+import { extendsGraph, nodeHeight, nodeWidth, type OriginData, type OriginNode, type StepData, type StepEdge, type StepNode } from "./layout";
 
 const columnGap = 28;
 const rowGap = 44;
@@ -230,18 +230,10 @@ export class Placer {
   }
 
   private grows(nodes: readonly StepData[], edges: readonly StepEdge[], origin?: OriginData): boolean {
-    const n = this.nodes.length;
-    const m = this.edges.length;
-    if (!this.last || nodes.length < n || edges.length < m || !sameOrigin(origin, this.origin)) return false;
+    if (!this.last || !sameOrigin(origin, this.origin)) return false;
     // A fork's first node not yet there would bring the fork edge.
     if (origin?.to !== undefined && !this.nodes.some((x) => x.id === origin.to)) return false;
-    for (let i = 0; i < n; i++) if (nodes[i]!.id !== this.nodes[i]!.id) return false;
-    for (let i = 0; i < m; i++) {
-      const a = edges[i]!;
-      const b = this.edges[i]!;
-      if (a !== b && (a.from !== b.from || a.to !== b.to || a.kind !== b.kind)) return false;
-    }
-    return true;
+    return extendsGraph(this.nodes, this.edges, nodes, edges);
   }
 
   // extend adds nodes and their edges: the drawn ones, then the place

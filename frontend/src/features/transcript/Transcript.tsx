@@ -4,6 +4,7 @@ import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
 import { pendingElicitation } from "../../store/elicitationFold";
 import { selectRun } from "../../store/store";
+import type { NodeKind } from "../../api/types";
 import type { RunTranscript, ToolNode } from "../../store/reducer";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { ServerNotesRow } from "./ServerNotes";
@@ -39,9 +40,8 @@ const estimates: Record<string, number> = { head: 64, foot: 48, diverged: 40, se
 // scrolled up, with a search that marks, counts and steps through matches.
 export function Transcript({ runId }: { runId: string }) {
   const order = useApp((s) => s.stream.runs[runId]?.nodeOrder);
-  const kinds = useApp(useShallow((s) => (order ?? []).map((id) => s.stream.runs[runId]?.nodes[id]?.kind)));
+  const { kindOf, hasUser } = useApp((s) => kindsOf(s.stream.runs[runId]));
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
-  const hasUser = kinds.includes("user");
   const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
   // Where a replay diverged: "" before the first node, undefined while it has not.
   const divergedAfter = useApp((s) => {
@@ -82,7 +82,6 @@ export function Transcript({ runId }: { runId: string }) {
     return out;
   }, [order, head, onlyMatches, searching, hitSet, divergedAfter, serversAfter]);
   const entryIndex = useMemo(() => new Map(entries.map((e, i) => [e.key, i])), [entries]);
-  const kindOf = useMemo(() => new Map((order ?? []).map((id, i) => [id, kinds[i]])), [order, kinds]);
 
   const list = useRef<VirtualListHandle>(null);
   const [following, setFollowing] = useState(true);
@@ -304,6 +303,40 @@ function Outcome({ runId }: { runId: string }) {
       {error && <pre className="outcome-error">{error}</pre>}
     </div>
   );
+}
+
+type Kinds = { kindOf: ReadonlyMap<string, NodeKind>; hasUser: boolean };
+const noKinds: Kinds = { kindOf: new Map(), hasUser: false };
+const kindsByOrder = new WeakMap<readonly string[], Kinds>();
+// The last run's kinds, which a longer order of the same run extends.
+let lastKinds: { runId: string; order: readonly string[]; kinds: Map<string, NodeKind>; hasUser: boolean } | undefined;
+
+// kindsOf is the kind of each of a run's nodes, and whether one is a
+// person's message: a selector runs it on every change of the store, so it
+// is the same object while the run's order is, and a longer order adds its
+// new nodes to the map it had (a node's kind never changes, and nodeOrder
+// only grows: a new array each time a node starts).
+function kindsOf(t: RunTranscript | undefined): Kinds {
+  if (!t) return noKinds;
+  const known = kindsByOrder.get(t.nodeOrder);
+  if (known) return known;
+  const order = t.nodeOrder;
+  const last = lastKinds;
+  const grows = last && last.runId === t.runId && last.order.length <= order.length && (last.order.length === 0 || order[last.order.length - 1] === last.order.at(-1));
+  const kinds = grows ? last.kinds : new Map<string, NodeKind>();
+  let hasUser = grows ? last.hasUser : false;
+  let whole = true;
+  for (let i = grows ? last.order.length : 0; i < order.length; i++) {
+    const k = t.nodes[order[i]!]?.kind;
+    if (k === undefined) whole = false;
+    else kinds.set(order[i]!, k);
+    if (k === "user") hasUser = true;
+  }
+  const out = { kindOf: kinds, hasUser };
+  kindsByOrder.set(order, out);
+  // A longer order does not extend one with a node not yet known.
+  lastKinds = whole ? { runId: t.runId, order, kinds, hasUser } : undefined;
+  return out;
 }
 
 /**
