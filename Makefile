@@ -169,6 +169,8 @@ bench: deps build build-server
 	# gzip'd to nowhere (control-export), and inserted raw in one
 	# transaction (control-import).
 	go test -tags '$(TAGS)' -run '^$$' -bench 'ExportImport100k' -benchtime 3x -count 5 ./backend/exchange | tee -a bin/bench.txt
+	# ... and its export as the web page that replays it (under 1 s too).
+	go test -tags '$(TAGS)' -run '^$$' -bench 'ExportHTML100k' -benchtime 3x -count 5 ./backend/exchange | tee -a bin/bench.txt
 	# A page of 100 of the run list over 100,000 runs, for each filter
 	# (status, agent, text), beside a raw SELECT of the page's ids.
 	go test -tags '$(TAGS)' -run '^$$' -bench 'RunList100k' -benchtime 20x -count 5 ./backend/store | tee -a bin/bench.txt

@@ -2,14 +2,19 @@ package html
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,20 +149,61 @@ const fakePlayer = `<!doctype html>
 </html>
 `
 
-var dataRE = regexp.MustCompile(`(?s)<script type="application/json" id="steward-recording">(.*?)</script>`)
+var (
+	dataRE  = regexp.MustCompile(`(?s)<script type="application/json" id="steward-recording">(.*?)</script>`)
+	partsRE = regexp.MustCompile(`(?s)<script type="application/gzip" id="steward-recording-events-(\d+)">([A-Za-z0-9+/=]*)</script>`)
+)
+
+// page is what Write put in a page: the recording element and the events
+// of its parts, in order.
+type embeddedPage struct {
+	wire
+	Events []event.Event
+}
 
 // embedded reads back the JSON Write put in a page.
-func embedded(t *testing.T, page string) wire {
+func embedded(t *testing.T, doc string) embeddedPage {
 	t.Helper()
-	m := dataRE.FindAllStringSubmatch(page, -1)
+	m := dataRE.FindAllStringSubmatch(doc, -1)
 	if len(m) != 1 {
 		t.Fatalf("found %d recording elements, want 1", len(m))
 	}
-	var w wire
-	if err := json.Unmarshal([]byte(m[0][1]), &w); err != nil {
+	var p embeddedPage
+	if err := json.Unmarshal([]byte(m[0][1]), &p.wire); err != nil {
 		t.Fatalf("the embedded recording does not parse: %v", err)
 	}
-	return w
+	parts := partsRE.FindAllStringSubmatch(doc, -1)
+	if len(parts) != p.EventParts {
+		t.Fatalf("found %d parts of events, the recording says %d", len(parts), p.EventParts)
+	}
+	for i, part := range parts {
+		if part[1] != strconv.Itoa(i) {
+			t.Fatalf("part %d is numbered %s", i, part[1])
+		}
+		var evs []event.Event
+		zr, err := gzip.NewReader(base64.NewDecoder(base64.StdEncoding, strings.NewReader(part[2])))
+		if err != nil {
+			t.Fatalf("part %d is not gzip in base64: %v", i, err)
+		}
+		js, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("part %d does not inflate: %v", i, err)
+		}
+		if !json.Valid(js) {
+			t.Fatalf("part %d is not JSON: %.200s", i, js)
+		}
+		if err := json.Unmarshal(js, &evs); err != nil {
+			t.Fatalf("part %d does not parse: %v", i, err)
+		}
+		if len(evs) == 0 || len(evs) > EventsPerPart {
+			t.Errorf("part %d holds %d events", i, len(evs))
+		}
+		p.Events = append(p.Events, evs...)
+	}
+	if len(p.Events) != p.EventCount {
+		t.Fatalf("the parts hold %d events, the recording says %d", len(p.Events), p.EventCount)
+	}
+	return p
 }
 
 func TestWriteEmbedsTheRecordingSafely(t *testing.T) {
@@ -174,24 +220,35 @@ func TestWriteEmbedsTheRecordingSafely(t *testing.T) {
 	if err := Write(&buf, []byte(fakePlayer), d, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	page := buf.String()
+	doc := buf.String()
 
-	// The element ends only where Write ended it.
-	start := strings.Index(page, `id="steward-recording">`)
-	if start < 0 {
-		t.Fatal("no recording element in the page")
-	}
-	if end := strings.Index(page[start:], "</script>"); !strings.HasPrefix(page[start+end:], "</script>\n  </body>") {
-		t.Fatalf("the recording element ends early, at %q", page[start+end:min(len(page), start+end+40)])
-	}
-	data := page[start : start+strings.Index(page[start:], "</script>")]
-	for _, bad := range []string{"<", "\u2028", "\u2029"} {
-		if strings.Contains(data[len(`id="steward-recording">`):], bad) {
-			t.Errorf("the embedded JSON holds a raw %q", bad)
+	// Each element ends only where Write ended it: before the next part or
+	// </body>, and holds no raw "<", U+2028 or U+2029.
+	const open = `<script type="application/`
+	elements := 0
+	for rest := doc; ; {
+		start := strings.Index(rest, open)
+		if start < 0 {
+			break
 		}
+		elements++
+		body := rest[start+strings.Index(rest[start:], ">")+1:]
+		end := strings.Index(body, "</script>")
+		if after := body[end:]; !strings.HasPrefix(after, "</script>\n  "+open) && !strings.HasPrefix(after, "</script>\n  </body>") {
+			t.Fatalf("a recording element ends early, at %q", after[:min(len(after), 40)])
+		}
+		for _, bad := range []string{"<", "\u2028", "\u2029"} {
+			if strings.Contains(body[:end], bad) {
+				t.Errorf("an embedded JSON element holds a raw %q", bad)
+			}
+		}
+		rest = body[end:]
+	}
+	if elements != 2 {
+		t.Errorf("found %d recording elements, want the recording and one part", elements)
 	}
 
-	w := embedded(t, page)
+	w := embedded(t, doc)
 	if w.Format != Format || w.Version != Version {
 		t.Errorf("format %q version %d, want %q %d", w.Format, w.Version, Format, Version)
 	}
@@ -211,8 +268,33 @@ func TestWriteEmbedsTheRecordingSafely(t *testing.T) {
 
 	// The policy comes first in <head>, right after the charset.
 	csp := `<meta charset="UTF-8" />` + "\n    " + `<meta http-equiv="Content-Security-Policy" content="` + CSP + `" />`
-	if !strings.Contains(page, csp) {
-		t.Errorf("the page has no CSP meta tag after its charset:\n%s", page[:min(len(page), 400)])
+	if !strings.Contains(doc, csp) {
+		t.Errorf("the page has no CSP meta tag after its charset:\n%s", doc[:min(len(doc), 400)])
+	}
+}
+
+// TestWriteSplitsALongLog writes a log of more events than a part holds:
+// they come back whole and in order from parts of EventsPerPart, the last
+// one shorter, and an id or type that needs escaping is escaped.
+func TestWriteSplitsALongLog(t *testing.T) {
+	t.Parallel()
+	d := syntheticRun(t)
+	last := d.Events[len(d.Events)-1]
+	for len(d.Events) < 2*EventsPerPart+7 {
+		e := event.New(runID, event.LLMDelta, "n\"6\u00e9", event.LLMDeltaData{Text: fmt.Sprint("delta ", len(d.Events))})
+		e.Seq, e.TS = last.Seq+int64(len(d.Events)), last.TS
+		d.Events = append(d.Events, e)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []byte(fakePlayer), d, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	w := embedded(t, buf.String())
+	if w.EventParts != 3 || w.EventCount != len(d.Events) {
+		t.Errorf("%d events in %d parts, want %d in 3", w.EventCount, w.EventParts, len(d.Events))
+	}
+	if diff := cmp.Diff(d.Events, w.Events, cmp.Comparer(sameJSON)); diff != "" {
+		t.Errorf("events changed on the way (-want +got):\n%s", diff)
 	}
 }
 

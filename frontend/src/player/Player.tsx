@@ -8,10 +8,11 @@ import { PlanPanel } from "../features/plan/PlanPanel";
 import { TimelinePanel } from "../features/timeline/TimelinePanel";
 import { RunPanes } from "../features/transcript/RunPanes";
 import { Transcript } from "../features/transcript/Transcript";
+import { useStore } from "zustand";
+import type { StoreApi } from "zustand/vanilla";
 import { useApp } from "../store/context";
 import { PaneContext, useMaximisedPane } from "../ui/PaneHeader";
-import type { RunFacts } from "./facts";
-import type { Playback } from "./playback";
+import type { PlayerLoad } from "./boot";
 import { PlayerBrowser } from "./PlayerBrowser";
 import { PlayerHeader } from "./PlayerHeader";
 import type { Recording } from "./recording";
@@ -19,8 +20,7 @@ import { TimelineBar } from "./TimelineBar";
 
 type Props = {
   rec: Recording;
-  facts: RunFacts;
-  playback: Playback;
+  session: StoreApi<PlayerLoad>;
   isEmbedded: (name: string) => boolean;
 };
 
@@ -28,20 +28,25 @@ type Props = {
 // header with the run's facts and the replay bar, its plan and browser, the
 // transcript and graph side by side (or the files it changed, with diffs),
 // and the audit of its decisions. The views are the app's own, reading the
-// app's store, which the replay bar moves through the log.
-export function Player({ rec, facts, playback, isEmbedded }: Props) {
+// app's store, which the replay bar moves through the log. While the page
+// is still being read, a line says how far in place of the replay bar.
+export function Player({ rec, session, isEmbedded }: Props) {
+  const facts = useStore(session, (s) => s.facts);
+  const playback = useStore(session, (s) => s.playback);
+  const error = useStore(session, (s) => s.error);
   const runId = facts.runId;
   const filesCount = useApp((s) => s.stream.runs[runId]?.files.paths.length ?? 0);
   const panes = useMaximisedPane(); // Escape restores, as in the app
   const maximised = panes.maximised;
 
+  if (error) return <PlayerError message={error} />;
   return (
     <div className="player">
       <main className="player-main">
         <PaneContext.Provider value={panes}>
           <div className={`run-view${maximised ? " run-view-maximised" : ""}`}>
             <PlayerHeader facts={facts} manifest={rec.manifest}>
-              <TimelineBar playback={playback} events={rec.events} />
+              {playback ? <TimelineBar playback={playback} events={rec.events} /> : <LoadingBar session={session} />}
               <DivergenceBanner runId={runId} />
             </PlayerHeader>
             {!maximised && <PlanPanel runId={runId} />}
@@ -57,6 +62,17 @@ export function Player({ rec, facts, playback, isEmbedded }: Props) {
           </div>
         </PaneContext.Provider>
       </main>
+    </div>
+  );
+}
+
+// LoadingBar says how much of the recording is read.
+function LoadingBar({ session }: { session: StoreApi<PlayerLoad> }) {
+  const loaded = useStore(session, (s) => s.loaded);
+  const total = useStore(session, (s) => s.total);
+  return (
+    <div className="timeline" role="status" data-testid="recording-loading">
+      Reading the recording: {loaded.toLocaleString("en")} of {total.toLocaleString("en")} events
     </div>
   );
 }

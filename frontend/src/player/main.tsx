@@ -5,14 +5,16 @@
 import "../ui/base.css";
 import { StrictMode, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
-import { createPlayer } from "./boot";
+import { openPlayer } from "./boot";
 import { PlayerError } from "./Player";
-import { readRecording } from "./recording";
+import { openRecording } from "./recording";
 
-function build(): ReactNode {
+// build shows the recording's first part and reads the others after.
+async function build(): Promise<ReactNode> {
   try {
-    const p = createPlayer(readRecording(document));
+    const p = await openPlayer(openRecording(document));
     document.title = p.title;
+    void p.load();
     return p.element;
   } catch (err) {
     return <PlayerError message={err instanceof Error ? err.message : String(err)} />;
@@ -21,4 +23,5 @@ function build(): ReactNode {
 
 const root = document.getElementById("root");
 if (!root) throw new Error("the player page has no #root");
-createRoot(root).render(<StrictMode>{build()}</StrictMode>);
+const mount = createRoot(root);
+void build().then((el) => mount.render(<StrictMode>{el}</StrictMode>));

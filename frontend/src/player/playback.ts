@@ -36,13 +36,16 @@ export class Playback {
   // Where playing (re)started, to pace the events from.
   private origin = { at: 0, t: 0 };
 
+  // at, when given, is where the store already is: it shows the run after
+  // its first at events (the player folded them as it read the page).
   constructor(
     private readonly timeline: Timeline,
     private readonly store: AppStore,
     private readonly clock: Clock = browserClock,
+    at = 0,
   ) {
     this.times = playTimes(timeline.events);
-    this.state = { at: 0, playing: false, speed: 16 };
+    this.state = { at, playing: false, speed: 16 };
   }
 
   get length(): number {

@@ -109,12 +109,17 @@ export class RunFold {
 
   add(events: readonly Event[]): this {
     for (const e of events) {
-      if (e.seq <= (this.d ? this.d.t.lastSeq : this.t.lastSeq)) continue;
+      if (e.seq <= this.lastSeq) continue;
       this.d ??= draft(this.t);
       apply(this.d, e);
       this.d.t.lastSeq = e.seq;
     }
     return this;
+  }
+
+  // lastSeq is the last event folded.
+  get lastSeq(): number {
+    return this.d ? this.d.t.lastSeq : this.t.lastSeq;
   }
 
   // transcript is the run's state after the batches added: the next batch

@@ -5,7 +5,7 @@
 import { isApiError, type Api } from "../api/client";
 import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
-import { emptyTranscript, RunFold } from "./reducer";
+import { historyFold } from "./historyFold";
 import { pageOf, refreshLimit } from "./runPages";
 import type { AppStore } from "./store";
 
@@ -34,13 +34,6 @@ type SocketOptions = Pick<EventSocketOptions, "url" | "WebSocket" | "initialMs" 
 
 // Events read in one page of a run's history.
 const historyPage = 5000;
-// How often pages read since the last update are applied while a run's
-// history is read (readHistory). The graph and the transcript take in only
-// what changed (graph/fold.ts, graph/placer.ts), so an update costs about
-// what it brings, plus a floor (lists of every node compared and copied):
-// each page its own update made more, shorter tasks and a longer open;
-// one a second, fewer tasks of 300-500 ms at 100,000 events.
-const commitEveryMs = 300;
 
 // A frame that never comes (a hidden tab pauses animation frames) must not
 // hold events for ever: they are applied after this long at the latest.
@@ -151,26 +144,12 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // readHistory reads a run's events page by page, then subscribes from the
   // last one; it stops when another run is followed. The next page is asked
   // for while this one is folded, and each page is folded as it arrives
-  // into a copy of the run's transcript held here (one short task a page,
-  // while the next is on the wire), which replaces the store's at few
-  // points: the first page at once (the run is on screen), then at most
-  // every commitEveryMs, and at the end. (When the views derived the whole
-  // run again for each update, an update per page made a 100,000-event run
-  // cost 20 full renders.) Nothing else feeds the run meanwhile (it is subscribed to after). A
-  // failed read leaves the rest to the socket's replay.
+  // (one short task a page, while the next is on the wire) as historyFold
+  // says. Nothing else feeds the run meanwhile (it is subscribed to after).
+  // A failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
-    let shown = state().stream.runs[runId] ?? emptyTranscript(runId);
-    const fold = new RunFold(shown);
-    let lastCommit = 0;
-    const commit = () => {
-      const t = fold.transcript;
-      if (t === shown) return;
-      flush();
-      state().setTranscript(t);
-      shown = t;
-      lastCommit = performance.now();
-    };
-    let after = shown.lastSeq;
+    const fold = historyFold(store, runId, { beforeCommit: flush });
+    let after = fold.lastSeq();
     try {
       let next = api.events(runId, after, historyPage);
       for (;;) {
@@ -181,15 +160,15 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
         if (more) next = api.events(runId, after, historyPage);
         fold.add(page.events);
         if (!more) break;
-        if (shown.lastSeq === 0 || performance.now() - lastCommit >= commitEveryMs) commit();
+        fold.due();
       }
     } catch (err) {
       if (followed !== runId) return;
-      commit();
+      fold.commit();
       report(err);
     }
     if (followed !== runId) return;
-    commit();
+    fold.commit();
     socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? after);
   }
 

@@ -3,7 +3,7 @@
 // contents embedded), an approval, a screenshot, a last answer.
 
 import type { Event, EventType } from "../api/types";
-import { recordingFormat, recordingVersion, type Recording } from "../player/recording";
+import { deflate, partElementId, recordingElementId, recordingFormat, type Recording } from "../player/recording";
 
 export const runId = "run_rec1";
 export const sumBefore = "a".repeat(64);
@@ -57,14 +57,36 @@ export function recordingEvents(): Event[] {
   return out;
 }
 
+// testRecording is the recording as the player holds it once read; as
+// JSON it is a version 1 page's, which held the events in itself.
 export function testRecording(): Recording {
   return {
     format: recordingFormat,
-    version: recordingVersion,
+    version: 1,
     manifest: { steward: "v0.9.0-test", created_at: 2_000_000, run: { id: runId, status: "completed", agent_name: "Researcher" } },
     events: recordingEvents(),
     blobs: { [sumBefore]: btoa("hello\n"), [sumAfter]: btoa("hello, world\n") },
     artifacts: { "shot-1.png": { mime: "image/png", data: pngBase64 } },
     omitted: [],
   };
+}
+
+// pageOf is a document holding rec as the exporter writes it today
+// (version 2): the recording without its events, then the events in parts
+// of perPart.
+export async function pageOf(rec: Recording, perPart: number): Promise<Document> {
+  const doc = document.implementation.createHTMLDocument("recording");
+  const { events, ...rest } = rec;
+  const parts: Event[][] = [];
+  for (let i = 0; i < events.length; i += perPart) parts.push(events.slice(i, i + perPart));
+  const add = (id: string, type: string, text: string) => {
+    const el = doc.createElement("script");
+    el.type = type;
+    el.id = id;
+    el.textContent = text;
+    doc.body.append(el);
+  };
+  add(recordingElementId, "application/json", JSON.stringify({ ...rest, version: 2, event_count: events.length, event_parts: parts.length }));
+  for (const [i, p] of parts.entries()) add(partElementId(i), "application/gzip", await deflate(JSON.stringify(p)));
+  return doc;
 }
