@@ -3,8 +3,9 @@ package e2e
 // What the page's main thread does over a stretch of time, measured in the
 // page and through the debugger: the frames drawn and the longest gap
 // between two, the long tasks (over 50 ms), and the time the main thread
-// worked (the debugger's TaskDuration), which the frame rate hides once it
-// reaches the display's 60. The performance tests measure with these.
+// worked (the debugger's TaskDuration) and ran JavaScript (ScriptDuration),
+// which the frame rate hides once it reaches the display's 60. The
+// performance tests measure with these.
 
 import (
 	"context"
@@ -25,6 +26,7 @@ type frameFigures struct {
 	Long      int     `json:"long"`      // long tasks (over 50 ms)
 	WorstTask float64 `json:"worstTask"` // the longest of them, ms
 	Busy      float64 `json:"-"`         // the main thread's work, ms per second
+	Script    float64 `json:"-"`         // of which JavaScript, ms per second
 }
 
 // measureFrames counts, in the page of ctx, the frames and long tasks over
@@ -54,18 +56,20 @@ func measureFrames(t *testing.T, ctx context.Context, ms int, step string) frame
 			requestAnimationFrame(tick);
 		});
 	})`, step, ms)
-	b0 := taskDuration(t, ctx)
+	task0, script0 := mainThread(t, ctx)
 	f, err := chromedp.Run(ctx, chromedp.Evaluate[frameFigures](js, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("measure frames: %v", err)
 	}
-	f.Busy = (taskDuration(t, ctx) - b0) / (float64(ms) / 1000)
+	task1, script1 := mainThread(t, ctx)
+	sec := float64(ms) / 1000
+	f.Busy, f.Script = (task1-task0)/sec, (script1-script0)/sec
 	return f
 }
 
-// taskDuration is how long the main thread of the page of ctx has worked so
-// far, in ms.
-func taskDuration(t *testing.T, ctx context.Context) float64 {
+// mainThread is how long the main thread of the page of ctx has worked so
+// far, and run JavaScript, in ms.
+func mainThread(t *testing.T, ctx context.Context) (task, script float64) {
 	t.Helper()
 	// Enabling again is harmless; the counter runs from the page's start.
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
@@ -75,13 +79,19 @@ func taskDuration(t *testing.T, ctx context.Context) float64 {
 	if err != nil {
 		t.Fatalf("performance metrics: %v", err)
 	}
+	found := 0
 	for _, x := range m.Metrics {
-		if x.Name == "TaskDuration" {
-			return x.Value * 1000
+		switch x.Name {
+		case "TaskDuration":
+			task, found = x.Value*1000, found+1
+		case "ScriptDuration":
+			script, found = x.Value*1000, found+1
 		}
 	}
-	t.Fatal("no TaskDuration in the page's metrics")
-	return 0
+	if found != 2 {
+		t.Fatal("no TaskDuration or ScriptDuration in the page's metrics")
+	}
+	return task, script
 }
 
 // throttleCPU makes the page's CPU rate times slower (1 undoes it), as the
