@@ -178,8 +178,11 @@ bench: deps build build-server
 	# beside an idle page's as the control (figures in bench form). Issue
 	# 18's figures: opening runs of 10,000 and 100,000 events (to the last
 	# row and node, and to the first page), their JS heap, scrolling their
-	# transcripts, and the HTML player; three runs, about 2.5 min each.
-	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
+	# transcripts, and the HTML player; three runs, about 2.5 min each. A
+	# bound missed on a loaded machine fails the test but not the bench
+	# (the leading -): its figures still reach the report, which marks a
+	# missed target; make test is what gates.
+	-STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
 		go test -tags '$(TAGS)' -run 'TestE2EPerf' -count 3 -timeout 20m ./internal/e2e
 	# A model call of a run through each provider, with 21, 201 and 1,001
 	# messages of history against a server on loopback that answers at once.
