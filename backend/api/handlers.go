@@ -77,7 +77,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/api/v1/agents/{id}", summary: "Read an agent (by id or name)", auth: true, handler: h(s.getAgent), response: Agent{}},
 		{method: "PUT", path: "/api/v1/agents/{id}", summary: "Replace an agent", auth: true, handler: h(s.updateAgent), request: AgentInput{}, response: Agent{}, errors: []int{http.StatusConflict}},
 		{method: "DELETE", path: "/api/v1/agents/{id}", summary: "Delete an agent", auth: true, handler: h(s.deleteAgent), status: 204},
-		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first", auth: true, handler: h(s.listRuns), response: runsBody{}, query: []queryParam{qRunStatus, qRunAgent, qRunText, qRunBefore, qRunLimit}},
+		{method: "GET", path: "/api/v1/runs", summary: "List runs, newest first", auth: true, handler: h(s.listRuns), response: runsBody{}, query: []queryParam{qRunStatus, qRunAgent, qRunText, qRunAttention, qRunBefore, qRunLimit}},
 		{method: "POST", path: "/api/v1/runs", summary: "Start a run", auth: true, handler: h(s.startRun), request: StartRun{}, response: Run{}, status: 201},
 		{method: "GET", path: "/api/v1/runs/{id}", summary: "Read a run", auth: true, handler: h(s.getRun), response: Run{}},
 		{method: "GET", path: "/api/v1/runs/{id}/events", summary: "Read a run's log in pages", auth: true, handler: h(s.events), response: eventsBody{}, query: []queryParam{qEventsAfter, qEventsLimit}},
@@ -222,6 +222,11 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if f.Statuses, err = qRunStatus.values(r); err != nil {
 		return err
 	}
+	attention, err := qRunAttention.value(r)
+	if err != nil {
+		return err
+	}
+	f.Attention = attention == "true"
 	limit, err := qRunLimit.int(r)
 	if err != nil {
 		return err

@@ -58,6 +58,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown run status", "GET", "/api/v1/runs?status=sleeping", nil, 400, "invalid", `"sleeping"`},
 		{"one bad status of several", "GET", "/api/v1/runs?status=running,sleeping", nil, 400, "invalid", `"sleeping"`},
 		{"cursor not base64", "GET", "/api/v1/runs?before=%21%21", nil, 400, "invalid", "before"},
+		{"attention not a boolean", "GET", "/api/v1/runs?attention=yes", nil, 400, "invalid", "attention"},
 		{"cursor of no list", "GET", "/api/v1/runs?before=" + "aGVsbG8", nil, 400, "invalid", "next_before"},
 		{"events after negative", "GET", "/api/v1/runs/" + done.ID + "/events?after=-1", nil, 400, "invalid", "after"},
 		{"events after not a number", "GET", "/api/v1/runs/" + done.ID + "/events?after=x", nil, 400, "invalid", "after"},
@@ -236,6 +237,18 @@ func TestDemoRunApproved(t *testing.T) {
 	if got := e.waitStatus(r.ID, "waiting"); got.PendingApprovals != 1 {
 		t.Errorf("waiting run has %d pending approvals, want 1", got.PendingApprovals)
 	}
+	attention := func() []string {
+		var list struct{ Runs []api.Run }
+		e.call("GET", "/api/v1/runs?attention=true&q=hello", nil, http.StatusOK, &list)
+		out := []string{}
+		for _, r := range list.Runs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	if got := attention(); !slices.Equal(got, []string{r.ID}) {
+		t.Errorf("GET /runs?attention=true while it waits = %v, want the run", got)
+	}
 
 	var answered api.Interaction
 	e.call("POST", "/api/v1/interactions/"+it.ID+"/answer", api.Answer{Decision: "approve"}, http.StatusOK, &answered)
@@ -249,6 +262,9 @@ func TestDemoRunApproved(t *testing.T) {
 	}
 
 	final := e.waitStatus(r.ID, "completed")
+	if got := attention(); len(got) != 0 {
+		t.Errorf("GET /runs?attention=true once answered and done = %v, want none", got)
+	}
 	if final.PendingApprovals != 0 || final.Steps != 3 || final.Usage.InputTokens != 0 || final.Usage.OutputTokens != 0 || !slices.Equal(final.Capabilities, []string{"fork", "follow_up", "replay"}) {
 		t.Errorf("completed run %+v", final)
 	}

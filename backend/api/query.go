@@ -29,9 +29,11 @@ type queryParam struct {
 
 // The query parameters of the routes.
 var (
-	qRunStatus = queryParam{name: "status", doc: "only runs in these statuses, comma-separated", enum: runStatusNames(), list: true}
-	qRunAgent  = queryParam{name: "agent", doc: "only runs of this agent (id or name)"}
-	qRunText   = queryParam{name: "q", doc: "only runs whose instructions contain this text (any case)"}
+	qRunStatus    = queryParam{name: "status", doc: "only runs in these statuses, comma-separated", enum: runStatusNames(), list: true}
+	qRunAgent     = queryParam{name: "agent", doc: "only runs of this agent (id or name)"}
+	qRunText      = queryParam{name: "q", doc: "only runs whose instructions contain this text (any case)"}
+	qRunAttention = queryParam{name: "attention", doc: "true: only runs waiting on a person (status waiting, or an approval or question pending)",
+		enum: []string{"true", "false"}}
 	qRunBefore = queryParam{name: "before", doc: "only the runs after this cursor in the list's order: the next_before of the page before"}
 	qRunLimit  = queryParam{name: "limit", doc: "at most this many runs; more says whether there are others", integer: true, min: 1, max: 1000, def: 100}
 

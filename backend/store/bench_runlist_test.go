@@ -165,8 +165,12 @@ func BenchmarkRunList100k(b *testing.B) {
 		{"q=common", store.RunFilter{Text: "schema"}, false},   // about one run in 3
 		{"q=2chars", store.RunFilter{Text: "ku"}, false},       // below a trigram: instr
 		{"q=absent", store.RunFilter{Text: "xylophone"}, true}, // in no run
-		{"q=2chars,absent", store.RunFilter{Text: "zq"}, true}, // in no run, below a trigram: instr reads every run
+		{"q=2chars,absent", store.RunFilter{Text: "zq"}, true}, // in no run, below a trigram: a scan of every run
 		{"q=word,status=completed", store.RunFilter{Text: "kubernetes", Statuses: []string{"completed"}}, false},
+		{"q=1char,absent", store.RunFilter{Text: "%"}, true}, // in no run, one character: no trigram
+		{"q=2chars,completed,absent", store.RunFilter{Text: "zq", Statuses: []string{"completed"}}, true},
+		{"attention", store.RunFilter{Attention: true}, false}, // waiting, or an approval pending: 3% of the runs
+		{"attention,q=word", store.RunFilter{Attention: true, Text: "kubernetes"}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			c.f.Limit = 100

@@ -1,6 +1,9 @@
 package store
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // WriterDSN exposes the writer's connection settings to the benchmarks' raw
 // SQLite control, so that the control runs on exactly the store's settings.
@@ -9,7 +12,11 @@ var WriterDSN = writerDSN
 // ListRunsPlan is EXPLAIN QUERY PLAN of ListRuns' statement for f, one line
 // per step, for the tests that hold the list to its indexes.
 func (s *Store) ListRunsPlan(f RunFilter) (string, error) {
-	q, args := listRunsQuery(f, 0)
+	short, err := s.shortTerms(context.Background(), f.Text)
+	if err != nil {
+		return "", err
+	}
+	q, args := listRunsQuery(f, 0, short)
 	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		return "", err

@@ -21,6 +21,11 @@ type RunFilter struct {
 	Statuses []string
 	Agent    string // agent id or name
 	Text     string // substring of the instructions, in any case
+	// Attention keeps the runs waiting on a person: in status waiting, or
+	// with an approval or question pending (a run of this machine; an
+	// imported run's interactions are a record, never answered here).
+	// With Statuses, a run must be in one of them as well.
+	Attention bool
 	// Before, when set, keeps the runs after it in the list's order (older,
 	// or as old with a lower id): the next page after a page that ended
 	// there.
@@ -38,33 +43,47 @@ type RunFilter struct {
 // counts, are read only for the page.
 //
 // Text is looked up in a trigram index, whose cost grows with its matches
-// (a word in a third of 100,000 runs: 20 ms). Text in ASCII is first looked
-// for by instr in the newest textWindow runs of the other filters, which
-// holds a page when the text is common (half a millisecond), and only then
-// in the index.
+// (a word in a third of 100,000 runs: 20 ms). Text in ASCII, and text too
+// short for a trigram, is first looked for by LIKE in the newest textWindow
+// runs of the other filters, which holds a page when the text is common
+// (half a millisecond), and only then in the index (or, short, by one scan
+// of the table).
+//
+// Attention's runs with a pending interaction are found from the pending
+// interactions (an index of interactions by status), so that filter costs
+// what is pending, never a scan of the runs.
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	if utf8.RuneCountInString(f.Text) >= minTrigram && isASCII(f.Text) {
-		out, err := s.listRuns(ctx, f, textWindow)
+	// Attention's runs are few, and read whole by each query: a window
+	// would only read them twice.
+	if n := utf8.RuneCountInString(f.Text); n > 0 && !f.Attention && (n < minTrigram || isASCII(f.Text)) {
+		out, err := s.listRuns(ctx, f, textWindow, nil)
 		// The window's first matches are the list's: every run after the
 		// window is older than all of it.
 		if err != nil || len(out) == limit {
 			return out, err
 		}
 	}
-	return s.listRuns(ctx, f, 0)
+	short, err := s.shortTerms(ctx, f.Text)
+	if err != nil {
+		return nil, err
+	}
+	if short != nil && short.none {
+		return []Run{}, nil
+	}
+	return s.listRuns(ctx, f, 0, short)
 }
 
-// textWindow is how many runs a search reads by instr before it asks the
+// textWindow is how many runs a search reads by LIKE before it asks the
 // trigram index: 2,000 cost about 1 ms, and hold a page of 100 for any text
 // in 5% of the runs or more; the index finds a rarer text in a few ms.
 const textWindow = 2000
 
-// isASCII reports whether text is ASCII only, where instr(lower()) and the
-// trigram index agree on case (lower() folds no other letters).
+// isASCII reports whether text is ASCII only, where LIKE and the trigram
+// index agree on case (LIKE folds no other letters).
 func isASCII(text string) bool {
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
@@ -75,8 +94,8 @@ func isASCII(text string) bool {
 }
 
 // listRuns runs listRunsQuery.
-func (s *Store) listRuns(ctx context.Context, f RunFilter, window int) ([]Run, error) {
-	q, args := listRunsQuery(f, window)
+func (s *Store) listRuns(ctx context.Context, f RunFilter, window int, short *shortText) ([]Run, error) {
+	q, args := listRunsQuery(f, window, short)
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -117,13 +136,14 @@ type cond struct {
 // listRunsQuery builds ListRuns' statement: an inner query of the page's
 // rowids, as one ordered index walk or a merge of several, and the runs'
 // columns read for those rows only. With window > 0 the text is matched by
-// instr among the first window runs of the walk only.
-func listRunsQuery(f RunFilter, window int) (string, []any) {
+// LIKE among the first window runs of the walk only; short is what
+// ListRuns found of text too short for a trigram.
+func listRunsQuery(f RunFilter, window int, short *shortText) (string, []any) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	if window == 0 && len(f.Statuses) == 0 && f.Agent == "" && utf8.RuneCountInString(f.Text) >= minTrigram {
+	if window == 0 && len(f.Statuses) == 0 && f.Agent == "" && !f.Attention && utf8.RuneCountInString(f.Text) >= minTrigram {
 		return textQuery(f.Text, f.Before, limit)
 	}
 	var common []cond
@@ -131,7 +151,7 @@ func listRunsQuery(f RunFilter, window int) (string, []any) {
 		common = append(common, cond{"(r.created_at, r.id) < (?, ?)", []any{f.Before.CreatedAt, f.Before.ID}})
 	}
 	if f.Text != "" && window == 0 {
-		common = append(common, textCond(f.Text))
+		common = append(common, textCond(f.Text, short))
 	}
 	// One walk per status: an IN list over the status index would come out
 	// ordered by status first and need a sort of every matching run.
@@ -144,6 +164,17 @@ func listRunsQuery(f RunFilter, window int) (string, []any) {
 				seen[st] = true
 				statuses = append(statuses, cond{"r.status = ?", []any{st}})
 			}
+		}
+	}
+	if f.Attention {
+		// Two walks: the waiting runs in the status index's order, and the
+		// runs of the pending interactions, few by nature (each waits on a
+		// person), found by interactions' status index and sorted.
+		pending := "r.id IN (SELECT run_id FROM interactions INDEXED BY interactions_pending WHERE status = 'pending') AND r.imported_from = ''"
+		if len(f.Statuses) == 0 {
+			statuses = []cond{{"r.status = 'waiting'", nil}, {pending, nil}}
+		} else {
+			common = append(common, cond{"(r.status = 'waiting' OR " + pending + ")", nil})
 		}
 	}
 	// An agent is named by id or by name: one walk of each column's index,
@@ -175,43 +206,9 @@ func listRunsQuery(f RunFilter, window int) (string, []any) {
 	inner := strings.Join(arms, " UNION ") + " ORDER BY c DESC, i DESC LIMIT ?"
 	if window > 0 {
 		inner = `SELECT w.k, w.c, w.i FROM (` + inner + `) w JOIN runs r ON r.rowid = w.k
-			WHERE instr(lower(r.instructions), lower(?)) > 0 ORDER BY w.c DESC, w.i DESC LIMIT ?`
-		args = append(args, window, f.Text)
+			WHERE r.instructions LIKE ? ESCAPE '\' ORDER BY w.c DESC, w.i DESC LIMIT ?`
+		args = append(args, window, likeContains(f.Text))
 	}
 	args = append(args, limit)
 	return `SELECT ` + runCols + ` FROM (` + inner + `) p JOIN runs r ON r.rowid = p.k`, args
-}
-
-// textCond matches runs whose instructions contain text in any case.
-// Text of three characters or more is looked up in the trigram index
-// (runs_text, migration 0016) as one quoted phrase, which trigram matches
-// as a substring. Shorter text cannot use it and is found by instr over
-// every run (still correct, at the cost of the scan), where lower() folds
-// only ASCII letters; the trigram index folds other letters too.
-func textCond(text string) cond {
-	if utf8.RuneCountInString(text) < minTrigram {
-		return cond{"instr(lower(r.instructions), lower(?)) > 0", []any{text}}
-	}
-	return cond{"r.id IN (SELECT run_id FROM runs_text WHERE runs_text MATCH ?)", []any{phrase(text)}}
-}
-
-// phrase quotes text as one FTS5 phrase, so that nothing in it is read as
-// query syntax (OR, NEAR, a column filter, a quote).
-func phrase(text string) string { return `"` + strings.ReplaceAll(text, `"`, `""`) + `"` }
-
-// textQuery is the page of a search with no other filter: the matches are
-// ordered by the created_at and run_id the index keeps beside the text, and
-// only the page's runs are read. Its cost grows with the matches (about 20
-// ms for a word in a third of 100,000 runs, which ListRuns' window answers
-// first), where the walks of the other filters read only the page.
-func textQuery(text string, before RunCursor, limit int) (string, []any) {
-	where := "runs_text MATCH ?"
-	args := []any{phrase(text)}
-	if before != (RunCursor{}) {
-		where += " AND (t.created_at, t.run_id) < (?, ?)"
-		args = append(args, before.CreatedAt, before.ID)
-	}
-	args = append(args, limit)
-	return `SELECT ` + runCols + ` FROM (SELECT t.run_id AS i FROM runs_text t WHERE ` + where +
-		` ORDER BY t.created_at DESC, t.run_id DESC LIMIT ?) p JOIN runs r ON r.id = p.i`, args
 }

@@ -31,7 +31,7 @@ func listFixture() []fixtureRun {
 	texts := []string{
 		"Fix the failing TEST in ./calc", "refactor the Parser", "naïve café au lait", "Ünïcödé and Straße",
 		"日本語のテキストを直す", "emoji 🚀 launch", `quote "this" please`, "x", "ab cd", "CAFÉ society",
-		"Привет, мир", "fix ALL the tests",
+		"Привет, мир", "fix ALL the tests", `100% done_ok \ back`, "Zq",
 	}
 	statuses := []string{"completed", "completed", "completed", "failed", "paused", "cancelled", "running", "waiting", "queued"}
 	var out []fixtureRun
@@ -129,7 +129,6 @@ func ids(runs []store.Run) []string {
 func TestListRunsAnswersEachFilter(t *testing.T) {
 	t.Parallel()
 	st, runs := openFixture(t)
-	ctx := context.Background()
 	filters := map[string]store.RunFilter{
 		"all":                   {},
 		"completed":             {Statuses: []string{"completed"}},
@@ -162,19 +161,23 @@ func TestListRunsAnswersEachFilter(t *testing.T) {
 		"before, status, agent":    {Before: store.RunCursor{CreatedAt: 1_010, ID: "r000"}, Statuses: []string{"completed"}, Agent: "ag_1"},
 	}
 	for name, f := range filters {
-		t.Run(name, func(t *testing.T) {
-			got, err := st.ListRuns(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := want(runs, f)
-			if w == nil {
-				w = []string{}
-			}
-			if diff := gocmp.Diff(w, ids(got)); diff != "" {
-				t.Errorf("ListRuns(%+v) (-want +got):\n%s", f, diff)
-			}
-		})
+		t.Run(name, func(t *testing.T) { checkList(t, st, runs, f) })
+	}
+}
+
+// checkList holds ListRuns(f) to want's answer.
+func checkList(t *testing.T, st *store.Store, runs []fixtureRun, f store.RunFilter) {
+	t.Helper()
+	got, err := st.ListRuns(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := want(runs, f)
+	if w == nil {
+		w = []string{}
+	}
+	if diff := gocmp.Diff(w, ids(got)); diff != "" {
+		t.Errorf("ListRuns(%+v) (-want +got):\n%s", f, diff)
 	}
 }
 
@@ -206,28 +209,35 @@ func TestListRunsTextAgreesWithInstr(t *testing.T) {
 	}
 }
 
+// pages is every page of ListRuns(f) in pages of limit, each after the
+// last run of the one before, from f.Before.
+func pages(t *testing.T, st *store.Store, f store.RunFilter, limit int) []string {
+	t.Helper()
+	got := []string{}
+	f.Limit = limit
+	for range 100 {
+		page, err := st.ListRuns(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ids(page)...)
+		if len(page) < f.Limit {
+			return got
+		}
+		last := page[len(page)-1]
+		f.Before = store.RunCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	t.Fatalf("ListRuns(%+v) pages on past 100 pages", f)
+	return nil
+}
+
 // Paging through the list with each page's last run as the next cursor
 // gives every run once, in order, under every filter.
 func TestListRunsPages(t *testing.T) {
 	t.Parallel()
 	st, runs := openFixture(t)
-	ctx := context.Background()
 	for _, f := range []store.RunFilter{{}, {Statuses: []string{"completed", "paused"}}, {Agent: "ag_1"}, {Text: "fix"}} {
-		var got []string
-		f.Limit = 7
-		for range 100 {
-			page, err := st.ListRuns(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, ids(page)...)
-			if len(page) < f.Limit {
-				break
-			}
-			last := page[len(page)-1]
-			f.Before = store.RunCursor{CreatedAt: last.CreatedAt, ID: last.ID}
-		}
-		f.Before, f.Limit = store.RunCursor{}, 0
+		got := pages(t, st, f, 7)
 		if diff := gocmp.Diff(want(runs, f), got); diff != "" {
 			t.Errorf("pages of %+v (-want +got):\n%s", f, diff)
 		}
@@ -314,8 +324,9 @@ func TestListRunsPendingApprovals(t *testing.T) {
 	}
 }
 
-// undo16 takes a database back to before migration 0016.
+// undo16 takes a database back to before migration 0016 (and 0017).
 var undo16 = []string{
+	`DROP TABLE runs_text_terms`, `DROP INDEX runs_tail2`, `DROP INDEX runs_tail1`, `DROP INDEX interactions_pending`,
 	`DROP TRIGGER runs_text_insert`, `DROP TABLE runs_text`,
 	`DROP INDEX runs_list`, `DROP INDEX runs_status_list`, `DROP INDEX runs_agent_list`, `DROP INDEX runs_agent_name_list`,
 	`CREATE INDEX runs_status ON runs(status)`, `CREATE INDEX runs_created ON runs(created_at)`,

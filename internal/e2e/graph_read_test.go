@@ -313,7 +313,7 @@ func TestE2EGraphReadable(t *testing.T) {
 
 	// The minimap covers no node, wherever the view is.
 	overlap := `(() => {
-		const m = document.querySelector('.react-flow__minimap').getBoundingClientRect();
+		const m = document.querySelector('.graph-minimap').getBoundingClientRect();
 		return [...document.querySelectorAll('.react-flow__node')].filter(n => {
 			const r = n.getBoundingClientRect();
 			return r.width > 0 && r.left < m.right && r.right > m.left && r.top < m.bottom && r.bottom > m.top;

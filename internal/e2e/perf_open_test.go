@@ -9,11 +9,16 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 )
 
@@ -55,12 +60,50 @@ func openRun(t *testing.T, ctx context.Context, id, lastModel, lastTool string) 
 		};
 		check();
 	})`, id, lastTool, lastModel, firstShown)
+	stop := cpuProfile(t, ctx, strings.ReplaceAll(t.Name(), "/", "-"))
 	f, err := chromedp.Run(ctx, chromedp.Evaluate[openFigures](js, chromedp.EvalAwaitPromise))
+	stop()
 	if err != nil {
 		screenshot(t, ctx, "e2e-perf-open-failed")
 		t.Fatalf("run %s did not open: %v", id, err)
 	}
 	return f
+}
+
+// cpuProfile records the page's V8 CPU profile from now until the returned
+// function is called, into $STEWARD_CPUPROFILE/name.cpuprofile (it opens in
+// Chromium's DevTools), when that folder is set: how a figure is explained.
+func cpuProfile(t *testing.T, ctx context.Context, name string) func() {
+	t.Helper()
+	dir := os.Getenv("STEWARD_CPUPROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	_, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
+	if err == nil {
+		_, err = chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200})
+	}
+	if err == nil {
+		_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+	}
+	if err != nil {
+		t.Fatalf("start the CPU profile: %v", err)
+	}
+	return func() {
+		p, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+		if err != nil {
+			t.Fatalf("stop the CPU profile: %v", err)
+		}
+		b, err := json.Marshal(p.Profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, name+".cpuprofile")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("CPU profile: %s", file)
+	}
 }
 
 func TestE2EPerfOpen(t *testing.T) {
@@ -84,6 +127,10 @@ func TestE2EPerfOpen(t *testing.T) {
 			// bigRun's last turn: model call n(2·turns+1), its call n(2·turns+2).
 			f := openRun(t, ctx, id, fmt.Sprintf("n%d", 2*c.turns+1), fmt.Sprintf("n%d", 2*c.turns+2))
 			screenshot(t, ctx, "e2e-perf-open-"+c.name)
+			if os.Getenv("STEWARD_DOMCOUNT") != "" {
+				v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const out = {}; for (const el of document.querySelectorAll('section[aria-label], [data-testid], .react-flow, .graph-overview')) { const k = (el.getAttribute('aria-label') || el.dataset.testid || el.className).slice(0,40); out[k] = (out[k]||0) + el.querySelectorAll('*').length; } out.all = document.querySelectorAll('*').length; return JSON.stringify(Object.entries(out).sort((a,b)=>b[1]-a[1]).slice(0,15)); })()`))
+				t.Logf("DOM: %s", v)
+			}
 			uiBench(t, "UIOpen"+c.name+"Events", f.MS, "ms")
 			uiBench(t, "UIOpen"+c.name+"FirstShown", f.FirstMS, "ms")
 			uiBench(t, "UIOpen"+c.name+"LongTasks", float64(f.Long), "tasks")

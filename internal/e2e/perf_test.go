@@ -18,12 +18,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"steward/backend/event"
 	"steward/backend/store"
+	"steward/internal/bigrun"
 )
 
-// bigRun writes a completed run of turns model calls, each asking for one
-// tool call, into the database of home: 10 events and 2 nodes a turn.
+// bigRun writes bigrun's run (10 events and 2 nodes a turn, every turn
+// reading its own file) into the database of home and returns its id.
 func bigRun(t *testing.T, home, ws string, turns int) string {
 	t.Helper()
 	st, err := store.Open(filepath.Join(home, "steward.db"), nil)
@@ -31,46 +31,9 @@ func bigRun(t *testing.T, home, ws string, turns int) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	const id = "run_big"
-	evs := []event.Event{
-		event.New(id, event.RunCreated, "", event.RunCreatedData{Agent: event.AgentRef{ID: "ag_big", Name: "big", Provider: "script", Model: "script"},
-			Instructions: "a long run", Workspace: ws, Mode: "auto", MaxSteps: turns + 1}),
-		event.New(id, event.RunStatus, "", event.RunStatusData{Status: "running"}),
-		event.New(id, event.NodeStarted, "n1", event.NodeStartedData{Kind: event.KindAgent, Label: "big"}),
-		event.New(id, event.NodeStarted, "n2", event.NodeStartedData{Kind: event.KindUser, Parent: "n1", Label: "instructions", Text: "a long run"}),
-		event.New(id, event.NodeFinished, "n2", event.NodeFinishedData{Status: event.NodeSucceeded}),
-	}
-	after := "n2"
-	for i := range turns {
-		llm, tl := fmt.Sprintf("n%d", 3+2*i), fmt.Sprintf("n%d", 4+2*i)
-		args := json.RawMessage(fmt.Sprintf(`{"path":"src/file%d.go"}`, i))
-		text := fmt.Sprintf("Step %d: reading the next file to see how the pieces fit together.", i)
-		evs = append(evs,
-			event.New(id, event.NodeStarted, llm, event.NodeStartedData{Kind: event.KindLLM, Parent: "n1", After: []string{after}, Label: fmt.Sprintf("model call %d", i+1), Step: i + 1, Model: "script"}),
-			event.New(id, event.LLMDelta, llm, event.LLMDeltaData{Text: text[:20]}),
-			event.New(id, event.LLMDelta, llm, event.LLMDeltaData{Text: text[20:40]}),
-			event.New(id, event.LLMDelta, llm, event.LLMDeltaData{Text: text[40:]}),
-			event.New(id, event.NodeFinished, llm, event.NodeFinishedData{Status: event.NodeSucceeded, Text: text,
-				ToolCalls: []event.ToolCall{{ID: "c" + tl, Name: "read_file", Arguments: args}}, Usage: &event.Usage{InputTokens: 900, OutputTokens: 40}}),
-			event.New(id, event.NodeStarted, tl, event.NodeStartedData{Kind: event.KindTool, Parent: llm, After: []string{llm}, Label: "read_file",
-				Tool: "read_file", CallID: "c" + tl, Arguments: args, Risk: "read"}),
-			event.New(id, event.PolicyDecided, tl, event.PolicyDecidedData{Effect: "allow", Reason: "mode auto: read_file runs without asking"}),
-			event.New(id, event.ToolExecuting, tl, event.ToolExecutingData{}),
-			event.New(id, event.NodeFinished, tl, event.NodeFinishedData{Status: event.NodeSucceeded,
-				Output: strings.Repeat(fmt.Sprintf("package src // file %d\n", i), 8), DurationMS: 2}),
-		)
-		// The tenth event of the turn: a plan update every turn keeps the
-		// count at 10 per turn and exercises another fold.
-		evs = append(evs, event.New(id, event.RunPlan, tl, event.RunPlanData{Steps: []event.PlanStep{{Title: "read everything", Status: "in_progress"}}}))
-		after = tl
-	}
-	evs = append(evs,
-		event.New(id, event.NodeFinished, "n1", event.NodeFinishedData{Status: event.NodeSucceeded}),
-		event.New(id, event.RunStatus, "", event.RunStatusData{Status: "completed"}))
-	for start := 0; start < len(evs); start += 500 {
-		if _, err := st.SubmitAll(evs[start:min(start+500, len(evs))]).Wait(); err != nil {
-			t.Fatal(err)
-		}
+	id, _, err := bigrun.Write(st, bigrun.Params{Turns: turns, Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return id
 }

@@ -102,7 +102,7 @@ export type BrowserFrame = { image: Blob; time?: number };
 
 // RunListParams narrow GET /runs; before is the next_before of the page
 // before (an opaque cursor).
-export type RunListParams = { status?: string; agent?: string; q?: string; before?: string; limit?: number };
+export type RunListParams = { status?: string; agent?: string; q?: string; attention?: "true"; before?: string; limit?: number };
 
 export function createApi(opts: ClientOptions = {}) {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -3453,6 +3453,8 @@ export interface operations {
                 agent?: string;
                 /** @description only runs whose instructions contain this text (any case) */
                 q?: string;
+                /** @description true: only runs waiting on a person (status waiting, or an approval or question pending) */
+                attention?: "true" | "false";
                 /** @description only the runs after this cursor in the list's order: the next_before of the page before */
                 before?: string;
                 /** @description at most this many runs; more says whether there are others */

@@ -5,49 +5,10 @@
 // pages must give the state folding the whole log at once gives.
 
 import { describe, expect, it } from "vitest";
-import type { Event } from "../api/types";
-import { bigRunEvents } from "../test/bigRun";
-import { recordingEvents } from "../test/recording";
+import { foldLogs, seeded as rand } from "../test/foldLogs";
 import { emptyTranscript, reduceRunBatch } from "./reducer";
 
-const archives = import.meta.glob("../../../backend/run/testdata/fold/*.txtar", {
-  query: "?raw",
-  import: "default",
-  eager: true,
-}) as Record<string, string>;
-
-// The logs of a txtar: each file ending in .jsonl.
-function logsOf(text: string): [string, Event[]][] {
-  const found = [...text.matchAll(/^-- (.+) --$/gm)];
-  return found.flatMap((m, i) => {
-    if (!m[1]!.endsWith(".jsonl")) return [];
-    const start = m.index + m[0].length + 1;
-    const end = i + 1 < found.length ? found[i + 1]!.index : text.length;
-    const evs = text
-      .slice(Math.min(start, end), end)
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as Event);
-    return [[m[1]!, evs]];
-  });
-}
-
-const logs: [string, Event[]][] = [
-  ...Object.entries(archives).flatMap(([path, text]) => logsOf(text).map(([f, evs]): [string, Event[]] => [`${path.replace(/^.*\//, "")}:${f}`, evs])),
-  ["recording", recordingEvents()],
-  ["big run", bigRunEvents({ turns: 60 })],
-];
-
-// A small seeded generator (mulberry32): a failure names its seed.
-function rand(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const logs = foldLogs();
 
 describe("a log folded in pages", () => {
   it("has the fixtures", () => {

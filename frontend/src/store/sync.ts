@@ -35,8 +35,12 @@ type SocketOptions = Pick<EventSocketOptions, "url" | "WebSocket" | "initialMs" 
 // Events read in one page of a run's history.
 const historyPage = 5000;
 // How often pages read since the last update are applied while a run's
-// history is read (readHistory).
-const commitEveryMs = 1000;
+// history is read (readHistory). The graph and the transcript take in only
+// what changed (graph/fold.ts, graph/placer.ts), so an update costs about
+// what it brings, plus a floor (lists of every node compared and copied):
+// each page its own update made more, shorter tasks and a longer open;
+// one a second, fewer tasks of 300-500 ms at 100,000 events.
+const commitEveryMs = 300;
 
 // A frame that never comes (a hidden tab pauses animation frames) must not
 // hold events for ever: they are applied after this long at the latest.
@@ -150,9 +154,9 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // into a copy of the run's transcript held here (one short task a page,
   // while the next is on the wire), which replaces the store's at few
   // points: the first page at once (the run is on screen), then at most
-  // every commitEveryMs, and at the end. The views derive from the whole
-  // run: an update per page made a 100,000-event run cost 20 full renders.
-  // Nothing else feeds the run meanwhile (it is subscribed to after). A
+  // every commitEveryMs, and at the end. (When the views derived the whole
+  // run again for each update, an update per page made a 100,000-event run
+  // cost 20 full renders.) Nothing else feeds the run meanwhile (it is subscribed to after). A
   // failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
     let t = state().stream.runs[runId] ?? emptyTranscript(runId);

@@ -15,3 +15,7 @@ class DOMMatrixReadOnlyStub {
   }
 }
 (globalThis as { DOMMatrixReadOnly?: unknown }).DOMMatrixReadOnly ??= DOMMatrixReadOnlyStub;
+
+// jsdom has no 2D canvas, and says so on every call: the graph's overview
+// (GraphOverview.tsx) paints nothing there, as it would without a context.
+if (typeof HTMLCanvasElement !== "undefined") HTMLCanvasElement.prototype.getContext = (() => null) as typeof HTMLCanvasElement.prototype.getContext;

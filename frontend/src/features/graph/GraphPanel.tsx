@@ -3,7 +3,6 @@ import "./graph.css";
 import {
   ControlButton,
   Controls,
-  MiniMap,
   Panel,
   ReactFlow,
   ReactFlowProvider,
@@ -13,20 +12,18 @@ import {
   type NodeHandle,
   type NodeMouseHandler,
   type NodeTypes,
+  useStore,
 } from "@xyflow/react";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useApp } from "../../store/context";
 import { PaneHeader } from "../../ui/PaneHeader";
-import { statusColour } from "../../ui/status";
-import { foldGraph, type FoldChoices } from "./fold";
+import { Folder, openUpTo, type FoldChoices } from "./fold";
 import {
   activeNode,
   keepSame,
-  layoutGraph,
   nodeHeight,
   nodeWidth,
   originOf,
-  structureKey,
   type OriginNode as OriginNodeType,
   type StepData,
   type StepNode as StepNodeType,
@@ -34,6 +31,9 @@ import {
 import { NodeDetailPanel } from "./NodeDetail";
 import { OpenRun, OriginNode } from "./ForkLinks";
 import { FoldToggle, StepNode } from "./StepNode";
+import { GraphOverview, overviewNodes } from "./GraphOverview";
+import { cellArea, inArea, viewCell } from "./window";
+import { Placer } from "./placer";
 import { maxZoom, minZoom, useGraphView } from "./useGraphView";
 import { useRunGraph } from "./useRunGraph";
 
@@ -53,16 +53,12 @@ const handles: NodeHandle[] = [
 // there a move of the scrubber adds or removes up to this many nodes at
 // once, and mounting them all took 150-300 ms a jump back on a long run.
 const renderAllUpTo = 200;
+const noCell = () => "";
 
 // The minimap stands in a column of its own beside the canvas, never over
 // its nodes (a pan can bring any node under any corner of the canvas); a
 // canvas too narrow to spare the column goes without it (graph.css).
 const minimapSize = { width: 150, height: 100 };
-
-// The minimap paints each node in its status colour, as the badges are; a
-// fork's origin in the fork's violet.
-const minimapColour = (n: { type?: string; data: unknown }) =>
-  n.type === "origin" ? "var(--violet)" : statusColour((n.data as StepNodeType["data"]).status);
 
 // GraphPanel is the live execution graph of a run, built from the same
 // reducer state as the transcript, and the details of the node selected in
@@ -115,11 +111,16 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // The steps and edges, not the whole transcript: a streamed token changes
   // neither, and renders nothing here.
   const graph = useRunGraph(runId);
-  // Steps that draw as before keep their objects, so their nodes do not render again.
+  // Steps that draw as before keep their objects, so their nodes do not
+  // render again. The fold and the layout work on what changed (fold.ts,
+  // placer.ts): a new Folder for a new choice of folds or node to reveal.
   const stable = useRef(new Map<string, StepData>());
+  const folder = useRef<Folder | undefined>(undefined);
   const folded = useMemo(() => {
-    const f = foldGraph(graph.nodes, graph.edges, choices, selected);
-    return { ...f, nodes: keepSame(stable.current, f.nodes) };
+    let f = folder.current;
+    if (!f || f.choices !== choices || f.reveal !== selected) f = folder.current = new Folder(choices, selected, openUpTo);
+    const out = f.fold(graph.nodes, graph.edges);
+    return { ...out, nodes: keepSame(stable.current, out.nodes) };
   }, [graph, choices, selected]);
 
   // A fork's origin: the run and node it came from, with that node's label
@@ -129,11 +130,11 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   const firstNode = useApp((s) => s.stream.runs[runId]?.nodeOrder[0]);
   const origin = useMemo(() => originOf(from && { forkedFrom: from, nodeOrder: firstNode ? [firstNode] : [] }, sourceLabel), [from, firstNode, sourceLabel]);
 
-  // Lay out again only when nodes or edges were added (or folded), not on each streamed token.
-  const key = structureKey(folded.nodes, folded.edges, origin);
-  // Keyed on the structure: the steps inside may be newer, positions are not.
-  const laid = useMemo(() => layoutGraph(folded.nodes, folded.edges, origin), [key]);
-  const position = useMemo(() => new Map(laid.nodes.map((n) => [n.id, n.position])), [laid]);
+  // Laid out again only where nodes or edges were added (or folded), not on
+  // each streamed token: a node that did not move keeps its position object.
+  const placer = useRef(new Placer());
+  const laid = useMemo(() => placer.current.place(folded.nodes, folded.edges, origin), [folded, origin]);
+  const position = laid.positions;
   // The origin's position is the layout's; its label may be newer.
   const originNode = useMemo<OriginNodeType | undefined>(
     () =>
@@ -202,6 +203,14 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
     return list;
   }, [laid, folded]);
 
+  const overview = useMemo(() => overviewNodes(nodes), [nodes]);
+
+  // A large graph gives the flow only the nodes around the view (window.ts);
+  // the overview and the fit read them all.
+  const large = nodes.length > renderAllUpTo;
+  const cell = useStore(large ? viewCell : noCell);
+  const onOverviewMove = useCallback(() => setUserMoved(true), [setUserMoved]);
+
   const wrapper = useRef<HTMLDivElement>(null);
   const corners = useMemo(() => nodes.map((n) => n.position), [nodes]);
   // Keep the running (or waiting) node in view, else the last one (a run
@@ -209,6 +218,10 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // its model node.
   const activeRaw = activeNode(graph.nodes);
   const active = activeRaw === undefined ? folded.nodes.at(-1)?.id : (folded.hidden.get(activeRaw) ?? activeRaw);
+  const shown = useMemo(
+    () => (large ? inArea(nodes, edges, cellArea(cell), [active, selected, originNode?.id]) : { nodes, edges }),
+    [large, nodes, edges, cell, active, selected, originNode],
+  );
   const { onMoveStart, onMove, onMoveEnd, fitAgain } = useGraphView({
     wrapper,
     corners,
@@ -245,8 +258,8 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
         <div className="graph-stage">
           <div className="graph-canvas" ref={wrapper}>
             <ReactFlow
-              nodes={nodes}
-              edges={edges}
+              nodes={shown.nodes}
+              edges={shown.edges}
               nodeTypes={nodeTypes}
               onNodeClick={onNodeClick}
               onNodesChange={onNodesChange}
@@ -283,7 +296,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
             </ReactFlow>
           </div>
           <div className="graph-overview">
-            <MiniMap pannable zoomable nodeColor={minimapColour} ariaLabel="Graph overview" style={minimapSize} position="top-right" />
+            <GraphOverview nodes={overview} width={minimapSize.width} height={minimapSize.height} onPersonMove={onOverviewMove} />
           </div>
         </div>
       </FoldToggle.Provider>

@@ -19,7 +19,7 @@
 // node that started last before it, by a place edge, which the layout
 // reads as an after edge and nothing draws.
 
-import type { Edge, Node } from "@xyflow/react";
+import type { Node } from "@xyflow/react";
 import type { GraphEdge, NodeFinishedData, NodeKind } from "../../api/types";
 import type { RunTranscript, TranscriptNode } from "../../store/reducer";
 import type { Fold } from "./fold";
@@ -66,8 +66,6 @@ export type OriginNode = Node<OriginData, "origin">;
 // needs no measuring of the DOM.
 export const nodeWidth = 240;
 export const nodeHeight = 78;
-const columnGap = 28;
-const rowGap = 44;
 
 // stepCache: a reducer node is immutable, so the step read from it can be
 // kept with it.
@@ -214,160 +212,6 @@ export function keepSame(prev: Map<string, StepData>, steps: readonly StepData[]
   prev.clear();
   for (const s of out) prev.set(s.id, s);
   return out;
-}
-
-// drawnEdges is the edges worth drawing among nodes: all after edges; a
-// parent edge only where it says something the after edges do not (the
-// node ran after nothing, so it hangs from its parent; or its parent is not
-// the run's root, as for a sub-agent's calls). A node with a place edge is
-// placed: its parent edge from the root is not drawn either, nor is the
-// place edge. Duplicates, self-loops and edges to nodes not in the list are
-// left out.
-export function drawnEdges(nodes: readonly StepData[], edges: readonly StepEdge[]): GraphEdge[] {
-  const ids = new Set(nodes.map((n) => n.id));
-  const roots = new Set(nodes.filter((n) => n.kind === "agent" && !n.parent).map((n) => n.id));
-  const pair = (e: StepEdge) => `${e.from}\u0000${e.to}`;
-  const afterPairs = new Set<string>();
-  const hasAfter = new Set<string>();
-  for (const e of edges) {
-    if ((e.kind !== "after" && e.kind !== "place") || !ids.has(e.from) || !ids.has(e.to)) continue;
-    if (e.kind === "after") afterPairs.add(pair(e));
-    hasAfter.add(e.to);
-  }
-  const seen = new Set<string>();
-  const out: GraphEdge[] = [];
-  for (const e of edges) {
-    if (e.kind === "place" || !ids.has(e.from) || !ids.has(e.to) || e.from === e.to) continue;
-    if (e.kind === "parent") {
-      if (afterPairs.has(pair(e))) continue;
-      if (roots.has(e.from) && hasAfter.has(e.to)) continue;
-    }
-    const key = `${e.kind}:${pair(e)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(e as GraphEdge);
-  }
-  return out;
-}
-
-// positions places the nodes in layers, top to bottom (see the file's
-// comment): the top-left corner of each node, by id. A fork edge and a
-// place edge place their node as an after edge does.
-export function positions(nodes: readonly { id: string }[], edges: readonly StepEdge[]): Map<string, { x: number; y: number }> {
-  const index = new Map<string, number>();
-  nodes.forEach((n, i) => index.set(n.id, i));
-  // The nodes each node is placed under: those it ran after, else its parent.
-  const after = new Map<string, string[]>();
-  const parent = new Map<string, string>();
-  for (const e of edges) {
-    if (!index.has(e.from) || !index.has(e.to) || e.from === e.to) continue;
-    if (e.kind === "after" || e.kind === "fork" || e.kind === "place") {
-      const list = after.get(e.to);
-      if (list) list.push(e.from);
-      else after.set(e.to, [e.from]);
-    } else if (e.kind === "parent") {
-      parent.set(e.to, e.from);
-    }
-  }
-
-  // Layers, in start order: only nodes started earlier count, so an edge
-  // that would make a cycle is ignored.
-  const layer = new Map<string, number>();
-  const under = new Map<string, string[]>();
-  const layers: { id: string }[][] = [];
-  for (const n of nodes) {
-    const i = index.get(n.id)!;
-    const before = (after.get(n.id) ?? []).filter((p) => layer.has(p) && index.get(p)! < i);
-    const p = parent.get(n.id);
-    const from = before.length > 0 ? before : p !== undefined && layer.has(p) ? [p] : [];
-    const l = from.length === 0 ? 0 : 1 + Math.max(...from.map((f) => layer.get(f)!));
-    layer.set(n.id, l);
-    under.set(n.id, from);
-    (layers[l] ??= []).push(n);
-  }
-
-  // Rows: each node wants to sit under the centre of the nodes it came
-  // from; a row keeps that order and is centred on the mean of its wishes.
-  const centre = new Map<string, number>();
-  const out = new Map<string, { x: number; y: number }>();
-  const step = nodeWidth + columnGap;
-  layers.forEach((row, l) => {
-    if (!row) return;
-    const wish = row.map((n) => {
-      const from = under.get(n.id)!;
-      return from.length === 0 ? 0 : from.reduce((s, f) => s + centre.get(f)!, 0) / from.length;
-    });
-    const order = row.map((_, i) => i).sort((a, b) => wish[a]! - wish[b]! || a - b);
-    const mid = wish.reduce((s, w) => s + w, 0) / row.length;
-    const left = mid - ((row.length - 1) * step) / 2;
-    order.forEach((k, j) => {
-      const c = left + j * step;
-      const n = row[k]!;
-      centre.set(n.id, c);
-      out.set(n.id, { x: c - nodeWidth / 2, y: l * (nodeHeight + rowGap) });
-    });
-  });
-  return out;
-}
-
-// Edges are drawn in three styles: after edges solid, parent (containment)
-// edges dashed and faint, the fork edge from a fork's origin dashed violet.
-const edgeStyles: Record<GraphEdge["kind"], Edge["style"]> = {
-  after: { stroke: "var(--edge)", strokeWidth: 1.6 },
-  parent: { stroke: "var(--edge-faint)", strokeWidth: 1, strokeDasharray: "4 4" },
-  fork: { stroke: "var(--violet)", strokeWidth: 1.6, strokeDasharray: "6 4" },
-};
-
-// layoutGraph positions the nodes, and the origin of a forked run above
-// its first node, and turns the edges worth drawing into flow edges.
-export function layoutGraph(
-  nodes: readonly StepData[],
-  edges: readonly StepEdge[],
-  origin?: OriginData,
-): { nodes: StepNode[]; edges: Edge[]; origin?: OriginNode } {
-  const kept = drawnEdges(nodes, edges);
-  const fork: GraphEdge[] = origin?.to !== undefined && nodes.some((n) => n.id === origin.to) ? [{ from: origin.id, to: origin.to, kind: "fork" }] : [];
-  const all = [...fork, ...kept];
-  // The origin came before every node of the run: first, in the top row.
-  const pos = positions(origin ? [origin, ...nodes] : nodes, [...all, ...edges.filter((e) => e.kind === "place")]);
-  return {
-    nodes: nodes.map((n) => ({
-      id: n.id,
-      type: "step",
-      position: pos.get(n.id)!,
-      width: nodeWidth,
-      height: nodeHeight,
-      data: n,
-      draggable: false,
-      connectable: false,
-    })),
-    edges: all.map((e) => ({
-      id: `${e.kind}:${e.from}->${e.to}`,
-      source: e.from,
-      target: e.to,
-      className: `graph-edge graph-edge-${e.kind}`,
-      selectable: false,
-      style: edgeStyles[e.kind],
-    })),
-    origin: origin && {
-      id: origin.id,
-      type: "origin",
-      position: pos.get(origin.id)!,
-      width: nodeWidth,
-      height: nodeHeight,
-      data: origin,
-      draggable: false,
-      connectable: false,
-      selectable: false,
-    },
-  };
-}
-
-// structureKey changes only when a relayout is needed: nodes or edges added
-// or removed (folded, unfolded), not when a status changes.
-export function structureKey(nodes: readonly StepData[], edges: readonly StepEdge[], origin?: OriginData): string {
-  const head = origin ? `${origin.id}>${origin.to ?? ""}|` : "";
-  return head + nodes.map((n) => n.id).join(",") + "|" + edges.map((e) => `${e.kind}:${e.from}>${e.to}`).join(",");
 }
 
 // activeNode is the node to keep in view: one waiting for a person first,

@@ -19,6 +19,8 @@ const fitOptions = { padding: 0.12, minZoom: readableZoom, maxZoom: 1 };
 const userMoveSlack = 4;
 // How long a move to a node takes, when moves are animated.
 const centreMs = 250;
+// A move to a node farther than this many canvas sizes is not animated.
+const farFlight = 3;
 
 type Params = {
   wrapper: RefObject<HTMLDivElement | null>;
@@ -78,10 +80,17 @@ export function useGraphView({ wrapper, corners, active, selected, userMoved, se
   const centre = useCallback(
     (pos: Point | undefined) => {
       const el = wrapper.current;
-      if (!pos || !el || !fitted.current || inView(flow.getViewport(), el.clientWidth, el.clientHeight, pos)) return;
+      if (!pos || !el || !fitted.current) return;
+      const vp = flow.getViewport();
+      if (inView(vp, el.clientWidth, el.clientHeight, pos)) return;
+      // A flight of more than a few screens (a long run read from its
+      // history, far from where its first page left the view) jumps: each
+      // of its frames would draw the nodes it passes over, and nobody
+      // follows a flight that long.
+      const far = Math.hypot(pos.x * vp.zoom + vp.x - el.clientWidth / 2, pos.y * vp.zoom + vp.y - el.clientHeight / 2) > farFlight * Math.max(el.clientWidth, el.clientHeight);
       void flow.setCenter(pos.x + nodeWidth / 2, pos.y + nodeHeight / 2, {
-        zoom: flow.getViewport().zoom,
-        duration: animate ? centreMs : 0,
+        zoom: vp.zoom,
+        duration: animate && !far ? centreMs : 0,
         interpolate: "linear",
       });
     },

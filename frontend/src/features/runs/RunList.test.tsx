@@ -25,10 +25,39 @@ const runs = [
   run("run_g7", { status: "paused", instructions: "Long job" }),
 ];
 
-function renderList(list: Run[] = runs) {
+// fakeServer answers GET /runs as the server does, over list: q (any
+// case, instructions only), status, attention, before, limit, in pages.
+// delay(url) holds an answer back, to answer questions out of order.
+function fakeServer(list: Run[], delay: (url: URL) => number = () => 0) {
+  const asked: string[] = [];
+  const fetch = vi.fn(async (input: string) => {
+    const url = new URL(input, "http://x");
+    asked.push(url.pathname + url.search);
+    await new Promise((r) => setTimeout(r, delay(url)));
+    if (url.searchParams.get("q") === "boom") return Response.json({ error: { code: "internal", message: "the database is locked" } }, { status: 500 });
+    const q = (url.searchParams.get("q") ?? "").toLowerCase();
+    const statuses = url.searchParams.get("status")?.split(",");
+    const attention = url.searchParams.get("attention") === "true";
+    const before = url.searchParams.get("before");
+    const limit = Number(url.searchParams.get("limit") ?? 100);
+    const all = list.filter(
+      (r) =>
+        r.instructions.toLowerCase().includes(q) &&
+        (!statuses || statuses.includes(r.status)) &&
+        (!attention || r.status === "waiting" || r.pending_approvals > 0),
+    );
+    const from = before ? all.findIndex((r) => r.id === before) + 1 : 0;
+    const page = all.slice(from, from + limit);
+    const more = from + limit < all.length;
+    return Response.json({ runs: page, more, next_before: more ? page[page.length - 1]!.id : "" });
+  });
+  return { fetch, asked };
+}
+
+function renderList(list: Run[] = runs, server = fakeServer(list), held: Run[] = list) {
   const services: Services = {
-    api: createApi({ fetch: vi.fn() as unknown as typeof fetch }),
-    store: createAppStore({ runs: list, listsLoaded: true }),
+    api: createApi({ fetch: server.fetch as unknown as typeof fetch }),
+    store: createAppStore({ runs: held, listsLoaded: true }),
     refreshLists: vi.fn(async () => {}),
     refreshRun: vi.fn(async () => {}),
   };
@@ -37,6 +66,7 @@ function renderList(list: Run[] = runs) {
       <RunList />
     </ServicesProvider>,
   );
+  return { ...server, store: services.store };
 }
 
 const shownIds = () =>
@@ -50,53 +80,107 @@ const filterBy = (label: string) => {
   fireEvent.change(select, { target: { value: option.value } });
 };
 
-describe("RunList filters", () => {
-  it("shows every run by default", () => {
+const type = (value: string) => fireEvent.change(screen.getByRole("searchbox", { name: "Search runs" }), { target: { value } });
+// settled waits for the list to show want, its question answered.
+const settled = (want: (string | null)[]) =>
+  vi.waitFor(() => {
+    expect(shownIds()).toEqual(want);
+    expect(screen.queryByRole("status")).toBeNull();
+  });
+
+describe("RunList search and filters", () => {
+  it("shows every run by default, asking nothing", () => {
+    const { asked } = renderList();
+    expect(shownIds()).toEqual(runs.map((r) => r.id));
+    expect(asked).toEqual([]);
+  });
+
+  it("asks the server once typing stops, and shows a run only the server holds", async () => {
+    // The store holds the first run only; the server has them all.
+    const { asked } = renderList(runs, undefined, runs.slice(0, 1));
+    type("t");
+    type("ti");
+    type("TIDY");
+    await settled(["run_d4"]);
+    expect(asked).toEqual(["/api/v1/runs?q=TIDY"]);
+  });
+
+  it("never shows an older question's answer that arrives after the newer one's", async () => {
+    const server = fakeServer(runs, (url) => (url.searchParams.get("q") === "e" ? 600 : 0));
+    const { asked } = renderList(runs, server);
+    type("e"); // in most runs, answered late
+    await vi.waitFor(() => expect(asked).toEqual(["/api/v1/runs?q=e"]));
+    type("deploy");
+    await settled(["run_e5"]);
+    await new Promise((r) => setTimeout(r, 700)); // the late answer has come
+    expect(asked).toEqual(["/api/v1/runs?q=e", "/api/v1/runs?q=deploy"]);
+    expect(shownIds()).toEqual(["run_e5"]);
+  });
+
+  it("sends the status filter as the server's, Waiting on you as attention", async () => {
+    const { asked } = renderList();
+    filterBy("Active");
+    await settled(["run_a1", "run_b2", "run_c3", "run_g7"]);
+    filterBy("Waiting on you");
+    await settled(["run_b2", "run_c3"]);
+    filterBy("Completed");
+    await settled(["run_d4"]);
+    filterBy("Failed/Cancelled");
+    await settled(["run_e5", "run_f6"]);
+    expect(asked).toEqual([
+      "/api/v1/runs?status=queued%2Crunning%2Cpausing%2Cwaiting%2Cpaused",
+      "/api/v1/runs?attention=true",
+      "/api/v1/runs?status=completed",
+      "/api/v1/runs?status=failed%2Ccancelled",
+    ]);
+    filterBy("All");
+    expect(shownIds()).toHaveLength(runs.length); // at once, from the store
+  });
+
+  it("shows the store's runs at once when the box is cleared", async () => {
     renderList();
+    type("parser");
+    await settled(["run_a1"]);
+    type("");
     expect(shownIds()).toEqual(runs.map((r) => r.id));
   });
 
-  it("searches instructions, agent name and id, case-insensitively", () => {
-    renderList();
-    const search = screen.getByRole("searchbox", { name: "Search runs" });
-    fireEvent.change(search, { target: { value: "PARSER" } });
-    expect(shownIds()).toEqual(["run_a1"]);
-    fireEvent.change(search, { target: { value: "reviewer" } });
-    expect(shownIds()).toEqual(["run_f6"]);
-    fireEvent.change(search, { target: { value: "RUN_D4" } });
-    expect(shownIds()).toEqual(["run_d4"]);
-  });
-
-  it("filters by status", () => {
-    renderList();
-    filterBy("Active");
-    expect(shownIds()).toEqual(["run_a1", "run_b2", "run_c3", "run_g7"]);
-    filterBy("Waiting on you");
-    expect(shownIds()).toEqual(["run_b2", "run_c3"]);
-    filterBy("Completed");
-    expect(shownIds()).toEqual(["run_d4"]);
-    filterBy("Failed/Cancelled");
-    expect(shownIds()).toEqual(["run_e5", "run_f6"]);
-    filterBy("All");
-    expect(shownIds()).toHaveLength(runs.length);
-  });
-
-  it("combines search and status, and clears from the empty state", () => {
+  it("says when no run matches, and clears from there", async () => {
     renderList();
     filterBy("Completed");
-    fireEvent.change(screen.getByRole("searchbox", { name: "Search runs" }), { target: { value: "deploy" } });
+    type("deploy");
+    await vi.waitFor(() => expect(screen.getByText("No runs match “deploy”")).toBeTruthy());
     expect(shownIds()).toEqual([]);
-    expect(screen.getByText("No run matches")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Clear filters" }));
     expect(shownIds()).toHaveLength(runs.length);
     expect((screen.getByRole("searchbox", { name: "Search runs" }) as HTMLInputElement).value).toBe("");
     expect((screen.getByRole("combobox", { name: "Filter runs by status" }) as HTMLSelectElement).value).toBe("all");
   });
 
+  it("shows the server's error, and asks again on Try again", async () => {
+    const { asked } = renderList();
+    type("boom");
+    await vi.waitFor(() => expect(screen.getByRole("alert").textContent).toContain("the database is locked"));
+    expect(screen.queryByText(/No runs match/)).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Try again" }));
+    await vi.waitFor(() => expect(asked).toHaveLength(2));
+  });
+
+  it("asks again when the store's pages refresh, so a filter stays live", async () => {
+    const list = runs.map((r) => ({ ...r }));
+    const { asked, store } = renderList(list);
+    filterBy("Completed");
+    await settled(["run_d4"]);
+    list[0]!.status = "completed"; // run_a1 completes
+    store.getState().setLists([...list], [], { runs: [...list] });
+    await settled(["run_a1", "run_d4"]);
+    expect(asked).toEqual(["/api/v1/runs?status=completed", "/api/v1/runs?status=completed"]);
+  });
+
   it("keeps the no-runs message when there are none", () => {
     renderList([]);
     expect(screen.getByText("No runs yet.")).toBeTruthy();
-    expect(screen.queryByText("No run matches")).toBeNull();
+    expect(screen.queryByText(/No runs match/)).toBeNull();
   });
 });
 
@@ -152,20 +236,29 @@ describe("RunList pages", () => {
     vi.unstubAllGlobals();
   });
 
-  it("loads no page on its own while a filter narrows the list", () => {
+  it("pages a search on as its end comes into view, with the same question", async () => {
     vi.stubGlobal("IntersectionObserver", FakeIO);
-    const fetchMock = vi.fn(async () => Response.json({ runs: [], next_before: "", more: false }));
+    const list = many(1000, 250).map((r, i) => ({ ...r, instructions: i % 2 ? "odd" : "even" }));
+    const server = fakeServer(list);
     const store = createAppStore({ listsLoaded: true });
-    store.getState().setLists([], [], { runs: many(1000, 3), next: "c3" });
+    store.getState().setLists(list.slice(0, 100), [], { runs: list.slice(0, 100), next: "run_0901" });
     render(
-      <ServicesProvider value={{ api: createApi({ fetch: fetchMock as unknown as typeof fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+      <ServicesProvider value={{ api: createApi({ fetch: server.fetch as unknown as typeof fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
         <RunList />
       </ServicesProvider>,
     );
-    fireEvent.change(screen.getByRole("searchbox", { name: "Search runs" }), { target: { value: "nothing like it" } });
+    type("ODD");
+    await vi.waitFor(() => expect(server.asked).toEqual(["/api/v1/runs?q=ODD"]));
+    await vi.waitFor(() => {
+      expect(shownIds()[0]).toBe("run_0999");
+      expect(observers).toHaveLength(1);
+    });
     near();
-    expect(fetchMock).not.toHaveBeenCalled();
-    expect(screen.getByRole("button", { name: "More runs" })).toBeTruthy();
+    await vi.waitFor(() => expect(shownIds()).toHaveLength(125));
+    expect(server.asked).toEqual(["/api/v1/runs?q=ODD", "/api/v1/runs?q=ODD&before=run_0801"]);
+    expect(screen.queryByRole("button", { name: "More runs" })).toBeNull(); // the end
+    type("");
+    expect(shownIds()).toHaveLength(100); // the store's pages, untouched
     vi.unstubAllGlobals();
   });
 

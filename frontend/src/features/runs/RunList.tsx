@@ -2,57 +2,20 @@ import "./runs.css";
 import { useMemo, useRef, useState } from "react";
 import type { Run } from "../../api/types";
 import { useApp } from "../../store/context";
-import { activeStatuses } from "../../store/status";
 import { age } from "../../ui/format";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { useNow } from "../../ui/useNow";
 import { ImportRecording } from "../exchange/ImportRecording";
+import { statusFilters, type StatusFilter } from "./runSearch";
 import { useMoreRuns, useSentinel } from "./useMoreRuns";
+import { useRunSearch } from "./useRunSearch";
 
-// StatusFilter is the run list's status choice.
-export type StatusFilter = "all" | "active" | "attention" | "completed" | "failed";
-
-const statusFilters: { value: StatusFilter; label: string }[] = [
-  { value: "all", label: "All" },
-  { value: "active", label: "Active" },
-  { value: "attention", label: "Waiting on you" },
-  { value: "completed", label: "Completed" },
-  { value: "failed", label: "Failed/Cancelled" },
-];
-
-
-// matchesStatus reports whether a run belongs under a status filter.
-function matchesStatus(r: Run, f: StatusFilter): boolean {
-  switch (f) {
-    case "all":
-      return true;
-    case "active":
-      return activeStatuses.has(r.status);
-    case "attention":
-      return r.pending_approvals > 0 || r.status === "waiting";
-    case "completed":
-      return r.status === "completed";
-    case "failed":
-      return r.status === "failed" || r.status === "cancelled";
-  }
-}
-
-// filterRuns keeps the runs whose instructions, agent name or id contain the
-// query (case-insensitive) and that belong under the status filter.
-export function filterRuns(runs: Run[], query: string, status: StatusFilter): Run[] {
-  const q = query.trim().toLowerCase();
-  if (!q && status === "all") return runs;
-  return runs.filter(
-    (r) =>
-      matchesStatus(r, status) &&
-      (!q || r.instructions.toLowerCase().includes(q) || r.agent_name.toLowerCase().includes(q) || r.id.toLowerCase().includes(q)),
-  );
-}
-
-// RunList lists the runs, newest first, narrowed by a search and a status
-// filter over the runs in the store; a click selects one. The store holds
-// the pages loaded so far: the next loads when the list's end comes near
-// (or by its button), so 100,000 runs cost what the person scrolls through.
+// RunList lists the runs, newest first; a click selects one. Unfiltered,
+// it shows the pages the store holds: the next loads when the list's end
+// comes near (or by its button), so 100,000 runs cost what the person
+// scrolls through. A search or a status filter is answered by the server
+// (useRunSearch), in pages the same way; the store's pages stay, so that
+// clearing the box shows them at once.
 export function RunList() {
   const runs = useApp((s) => s.runs);
   const selected = useApp((s) => s.selectedRunId);
@@ -60,16 +23,16 @@ export function RunList() {
   const now = useNow(5_000); // the ages tick
   const [query, setQuery] = useState("");
   const [status, setStatus] = useState<StatusFilter>("all");
-  const shown = useMemo(() => filterRuns(runs, query, status), [runs, query, status]);
-  const ids = useMemo(() => new Set(runs.map((r) => r.id)), [runs]);
-  const { more, loading, loadMore } = useMoreRuns();
+  const search = useRunSearch(query, status);
+  const all = useMoreRuns();
+  const shown = search.active ? search.runs : runs;
+  const ids = useMemo(() => new Set([...runs, ...search.runs].map((r) => r.id)), [runs, search.runs]);
+  const more = search.active ? search.more : all.more;
+  const loading = search.active ? search.loadingMore : all.loading;
+  const loadMore = search.active ? search.loadMore : all.loadMore;
   const navRef = useRef<HTMLElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
-  // While a search or a status filter narrows the loaded runs, more load by
-  // the button only: a filter that matches none of them would otherwise
-  // load page after page, up to the whole list.
-  const filtering = query.trim() !== "" || status !== "all";
-  useSentinel(navRef, endRef, loadMore, `${runs.length} ${loading} ${more} ${filtering}`, !filtering);
+  useSentinel(navRef, endRef, loadMore, `${shown.length} ${loading} ${more} ${search.active}`);
   const clear = () => {
     setQuery("");
     setStatus("all");
@@ -84,7 +47,7 @@ export function RunList() {
           <input
             type="search"
             aria-label="Search runs"
-            placeholder="Search runs"
+            placeholder="Search instructions"
             value={query}
             onChange={(e) => setQuery(e.target.value)}
           />
@@ -97,17 +60,30 @@ export function RunList() {
           </select>
         </div>
       )}
-      {runs.length === 0 ? (
+      {search.active && search.error && (
+        <div className="empty run-list-error" role="alert">
+          <p>Search failed: {search.error}</p>
+          <button type="button" className="link" onClick={search.retry}>
+            Try again
+          </button>
+        </div>
+      )}
+      {search.active && search.loading && !search.error && (
+        <p className="empty run-list-searching" role="status">
+          Searching…
+        </p>
+      )}
+      {runs.length === 0 && !search.active ? (
         <p className="empty">No runs yet.</p>
-      ) : shown.length === 0 ? (
+      ) : search.active && search.noMatch && !search.loading ? (
         <div className="empty run-list-no-match">
-          <p>No run matches</p>
+          <p>No runs match{query.trim() ? ` “${query.trim()}”` : ""}</p>
           <button type="button" className="link" onClick={clear}>
             Clear filters
           </button>
         </div>
       ) : (
-        <ul>
+        <ul className={search.active && search.stale ? "stale" : undefined} aria-busy={search.active && search.loading ? "true" : undefined}>
           {shown.map((r) => (
             <li key={r.id}>
               <RunItem run={r} selected={r.id === selected} now={now} onSelect={select} replayHere={!!r.replay_of && ids.has(r.replay_of)} />

@@ -6,6 +6,8 @@ import { ServicesProvider } from "../../store/context";
 import { createAppStore } from "../../store/store";
 import { bigRunEvents } from "../../test/bigRun";
 import { RunView } from "./RunView";
+import { lastTurnCalls } from "./Transcript";
+import { emptyTranscript, reduceRunBatch } from "../../store/reducer";
 
 beforeEach(() => localStorage.clear());
 afterEach(() => {
@@ -329,5 +331,41 @@ describe("the outcome of a run", () => {
     setup(ended("succeeded"));
     expect(screen.queryByTestId("outcome-missed")).toBeNull();
     expect(document.querySelector(".outcome-completed")).toBeTruthy();
+  });
+});
+
+describe("lastTurnCalls", () => {
+  const run = (evs: Omit<Event, "run_id" | "seq" | "ts">[]) =>
+    reduceRunBatch(
+      emptyTranscript("r"),
+      evs.map((e, i) => ({ ...e, run_id: "r", seq: i + 1, ts: 0 })),
+    );
+  const call = (id: string, parent: string, status: string, retryOf?: string): Omit<Event, "run_id" | "seq" | "ts">[] => [
+    { type: "node.started", node_id: id, data: { kind: "tool", label: "t", tool: "t", parent, arguments: {}, after: [parent], retry_of: retryOf } },
+    { type: "node.finished", node_id: id, data: { status, duration_ms: 1 } },
+  ];
+  const model = (id: string, after: string[] = []): Omit<Event, "run_id" | "seq" | "ts">[] => [
+    { type: "node.started", node_id: id, data: { kind: "llm", label: id, after } },
+    { type: "node.finished", node_id: id, data: { status: "succeeded", duration_ms: 1 } },
+  ];
+
+  it("counts only the last turn's calls, a retried call as its retry", () => {
+    const t = run([
+      ...model("m1"),
+      ...call("a", "m1", "failed"),
+      ...call("b", "m1", "failed"),
+      ...model("m2", ["a", "b"]),
+      ...call("c", "m2", "succeeded"),
+      ...call("d", "m2", "interrupted"),
+      ...call("d2", "m2", "succeeded", "d"),
+      ...model("m3", ["c", "d2"]),
+    ]);
+    expect(lastTurnCalls(t)).toEqual({ total: 2, failed: 0 });
+  });
+
+  it("says a failed retry failed, and a run with no calls has no last turn", () => {
+    const t = run([...model("m1"), ...call("a", "m1", "interrupted"), ...call("a2", "m1", "failed", "a"), ...model("m2", ["a2"])]);
+    expect(lastTurnCalls(t)).toEqual({ total: 1, failed: 1 });
+    expect(lastTurnCalls(run(model("m1")))).toBeUndefined();
   });
 });

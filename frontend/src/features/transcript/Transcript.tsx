@@ -4,7 +4,8 @@ import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
 import { pendingElicitation } from "../../store/elicitationFold";
 import { selectRun } from "../../store/store";
-import type { RunTranscript } from "../../store/reducer";
+import type { NodeKind } from "../../api/types";
+import type { RunTranscript, ToolNode } from "../../store/reducer";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { ServerNotesRow } from "./ServerNotes";
 import { PaneHeader } from "../../ui/PaneHeader";
@@ -39,9 +40,8 @@ const estimates: Record<string, number> = { head: 64, foot: 48, diverged: 40, se
 // scrolled up, with a search that marks, counts and steps through matches.
 export function Transcript({ runId }: { runId: string }) {
   const order = useApp((s) => s.stream.runs[runId]?.nodeOrder);
-  const kinds = useApp(useShallow((s) => (order ?? []).map((id) => s.stream.runs[runId]?.nodes[id]?.kind)));
+  const { kindOf, hasUser } = useApp((s) => kindsOf(s.stream.runs[runId]));
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
-  const hasUser = kinds.includes("user");
   const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
   // Where a replay diverged: "" before the first node, undefined while it has not.
   const divergedAfter = useApp((s) => {
@@ -82,7 +82,6 @@ export function Transcript({ runId }: { runId: string }) {
     return out;
   }, [order, head, onlyMatches, searching, hitSet, divergedAfter, serversAfter]);
   const entryIndex = useMemo(() => new Map(entries.map((e, i) => [e.key, i])), [entries]);
-  const kindOf = useMemo(() => new Map((order ?? []).map((id, i) => [id, kinds[i]])), [order, kinds]);
 
   const list = useRef<VirtualListHandle>(null);
   const [following, setFollowing] = useState(true);
@@ -306,6 +305,40 @@ function Outcome({ runId }: { runId: string }) {
   );
 }
 
+type Kinds = { kindOf: ReadonlyMap<string, NodeKind>; hasUser: boolean };
+const noKinds: Kinds = { kindOf: new Map(), hasUser: false };
+const kindsByOrder = new WeakMap<readonly string[], Kinds>();
+// The last run's kinds, which a longer order of the same run extends.
+let lastKinds: { runId: string; order: readonly string[]; kinds: Map<string, NodeKind>; hasUser: boolean } | undefined;
+
+// kindsOf is the kind of each of a run's nodes, and whether one is a
+// person's message: a selector runs it on every change of the store, so it
+// is the same object while the run's order is, and a longer order adds its
+// new nodes to the map it had (a node's kind never changes, and nodeOrder
+// only grows: a new array each time a node starts).
+function kindsOf(t: RunTranscript | undefined): Kinds {
+  if (!t) return noKinds;
+  const known = kindsByOrder.get(t.nodeOrder);
+  if (known) return known;
+  const order = t.nodeOrder;
+  const last = lastKinds;
+  const grows = last && last.runId === t.runId && last.order.length <= order.length && (last.order.length === 0 || order[last.order.length - 1] === last.order.at(-1));
+  const kinds = grows ? last.kinds : new Map<string, NodeKind>();
+  let hasUser = grows ? last.hasUser : false;
+  let whole = true;
+  for (let i = grows ? last.order.length : 0; i < order.length; i++) {
+    const k = t.nodes[order[i]!]?.kind;
+    if (k === undefined) whole = false;
+    else kinds.set(order[i]!, k);
+    if (k === "user") hasUser = true;
+  }
+  const out = { kindOf: kinds, hasUser };
+  kindsByOrder.set(order, out);
+  // A longer order does not extend one with a node not yet known.
+  lastKinds = whole ? { runId: t.runId, order, kinds, hasUser } : undefined;
+  return out;
+}
+
 /**
  * lastTurnCalls counts the tool calls of a run's last turn that made any
  * (the calls of the last model call that asked for some) and those of them
@@ -314,26 +347,27 @@ function Outcome({ runId }: { runId: string }) {
  */
 export function lastTurnCalls(t: RunTranscript | undefined): { total: number; failed: number } | undefined {
   if (!t) return undefined;
+  // From the end back to the turn's model node: a turn's calls, and the
+  // retries of them after a restart, all start after it. A selector runs
+  // this on every change of the store, so it reads the last turn, not the
+  // whole run (a 100,000-event run has 10,000 turns).
   let parent: string | undefined;
+  const calls: ToolNode[] = [];
   for (let i = t.nodeOrder.length - 1; i >= 0; i--) {
-    const n = t.nodes[t.nodeOrder[i]!];
-    if (n?.kind === "tool") {
-      parent = n.parent;
-      break;
-    }
+    const id = t.nodeOrder[i]!;
+    if (parent !== undefined && id === parent) break;
+    const n = t.nodes[id];
+    if (n?.kind !== "tool") continue;
+    if (parent === undefined) parent = n.parent;
+    if (n.parent === parent) calls.push(n);
   }
   if (parent === undefined) return undefined;
   // A call retried after a restart counts as its retry.
-  const replaced = new Set<string>();
-  for (const id of t.nodeOrder) {
-    const n = t.nodes[id];
-    if (n?.kind === "tool" && n.retryOf) replaced.add(n.retryOf);
-  }
+  const replaced = new Set(calls.flatMap((n) => (n.retryOf ? [n.retryOf] : [])));
   let total = 0;
   let failed = 0;
-  for (const id of t.nodeOrder) {
-    const n = t.nodes[id];
-    if (n?.kind !== "tool" || n.parent !== parent || replaced.has(id)) continue;
+  for (const n of calls) {
+    if (replaced.has(n.id)) continue;
     total++;
     if (n.status !== "succeeded") failed++;
   }
