@@ -17,7 +17,7 @@ package e2e
 //
 // At 20,000 rows that O(n) is about a millisecond a frame, which the
 // frame rate does not show on this machine (60 fps before and after the
-// Fenwick tree, d50609e); the ratio does (2.5 to 3.8 before, 1.0 to 1.25
+// Fenwick tree, d50609e); the ratio does (2.5 to 3.8 before, 0.8 to 1.5
 // after).
 
 import (
@@ -143,9 +143,10 @@ func TestE2EPerfScroll(t *testing.T) {
 	uiBench(t, "UIRowMeasure100kScript", big, "ms/frame")
 	uiBench(t, "UIRowMeasure100kOf10k", big/small, "x")
 	t.Logf("JavaScript per frame with a row measured at every frame: %v at 2,000 rows, %v at 20,000", perFrame["10k"], perFrame["100k"])
-	// O(log n) measures 1.0 to 1.25 here and the O(n) list before d50609e
-	// 2.5 to 3.8, on the same machine, loaded.
-	if big > 1.6*small {
+	// O(log n) measures 0.8 to 1.5 here and the O(n) list before d50609e
+	// 2.5 to 3.8, on the same machine, loaded (a load average of 18 gave
+	// the 1.5).
+	if big > 2*small {
 		t.Errorf("a row measured costs %.2f ms of JavaScript a frame at 20,000 rows, %.2f ms at 2,000: %.1fx, where O(log n) stays near 1x",
 			big, small, big/small)
 	}
