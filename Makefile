@@ -177,9 +177,15 @@ bench: deps build build-server
 	# The UI in headless Chromium against the binary: first render of a
 	# 10,000-event run; while text streams, the frame rate, the worst frame
 	# and task and the main thread's busy time, also on a 4x slower CPU,
-	# beside an idle page's as the control (figures in bench form).
-	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
-		go test -tags '$(TAGS)' -run 'TestE2EPerf' -count 5 -timeout 15m ./internal/e2e
+	# beside an idle page's as the control (figures in bench form). Issue
+	# 18's figures: opening runs of 10,000 and 100,000 events (to the last
+	# row and node, and to the first page), their JS heap, scrolling their
+	# transcripts, and the HTML player; three runs, about 2.5 min each. A
+	# bound missed on a loaded machine fails the test but not the bench
+	# (the leading -): its figures still reach the report, which marks a
+	# missed target; make test is what gates.
+	-STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
+		go test -tags '$(TAGS)' -run 'TestE2EPerf' -count 3 -timeout 20m ./internal/e2e
 	# A model call of a run through each provider, with 21, 201 and 1,001
 	# messages of history against a server on loopback that answers at once.
 	go test -tags '$(TAGS)' -run '^$$' -bench 'OpenAIStream|AnthropicStream' -benchtime 200x -count 5 ./backend/llm/openai ./backend/llm/anthropic | tee -a bin/bench.txt
@@ -192,9 +198,10 @@ bench: deps build build-server
 	# script provider: the server build and, beside it, the desktop build.
 	STEWARD_BIN=$(CURDIR)/$(BIN) STEWARD_SERVER_BIN=$(CURDIR)/$(SERVER_BIN) STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
 		go test -tags '$(TAGS)' -run 'TestE2ERSS' -count 5 -timeout 10m ./internal/e2e
-	# Six exports and imports of a 100,000-event run through the binary's
-	# HTTP API: median times and the server's RSS idle, at the highest and
-	# after (issue 18 saw it stay at four times idle).
+	# Six exports and imports of runs of 10,000 and 100,000 events through
+	# the binary's HTTP API: median times and the server's RSS idle, at the
+	# highest and after (issue 18 saw it stay at four times idle). The
+	# report ends with issue 18's table, medians beside the issue's figures.
 	STEWARD_BIN=$(CURDIR)/bin/steward STEWARD_UI_BENCH=$(CURDIR)/bin/bench.txt \
 		go test -tags '$(TAGS)' -run 'TestE2EExchangeBigRun' -count 3 -timeout 10m ./internal/e2e
 	@awk -f .ci/benchreport.awk bin/bench.txt

@@ -16,9 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 
 	"steward/backend/store"
@@ -69,6 +66,12 @@ func readyAt(cond string) string {
 	return fmt.Sprintf(`new Promise(resolve => { const check = () => (%s) ? resolve(performance.now()) : requestAnimationFrame(check); check(); })`, cond)
 }
 
+// firstShown holds once a completed run's status, a tool card and a graph
+// node are on screen: its first page, what TestE2EPerfLongRun times.
+const firstShown = `document.querySelector('[data-testid="run-status"]')?.textContent === "completed" &&
+	document.querySelectorAll('article[data-testid="tool-card"]').length > 0 &&
+	document.querySelectorAll('.react-flow__node').length > 0`
+
 // The performance tests are not parallel: Go runs them before the parallel
 // tests start, so they measure the UI on a machine not also running a
 // dozen other browsers.
@@ -78,11 +81,6 @@ func TestE2EPerfLongRun(t *testing.T) {
 	s := startServeAt(t, t.TempDir(), home)
 	ctx := browser(t)
 
-	// Load the page with the run selected: from navigation to the run's
-	// transcript and graph on screen.
-	const shown = `document.querySelector('[data-testid="run-status"]')?.textContent === "completed" &&
-		document.querySelectorAll('article[data-testid="tool-card"]').length > 0 &&
-		document.querySelectorAll('.react-flow__node').length > 0`
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.url)); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +92,7 @@ func TestE2EPerfLongRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready, err := chromedp.Run(ctx, chromedp.Evaluate[float64](readyAt(shown), chromedp.EvalAwaitPromise))
+	ready, err := chromedp.Run(ctx, chromedp.Evaluate[float64](readyAt(firstShown), chromedp.EvalAwaitPromise))
 	if err != nil {
 		screenshot(t, ctx, "e2e-perf-failed")
 		t.Fatalf("the run did not render: %v", err)
@@ -130,38 +128,17 @@ func TestE2EPerfStreaming(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`))); err != nil {
 		t.Fatal(err)
 	}
-	// Count frames and long tasks for ms milliseconds: the frame rate, the
-	// longest gap between two frames, and the long tasks.
-	measure := func(ms int) string {
-		return fmt.Sprintf(`new Promise(resolve => {
-		const long = [];
-		const po = new PerformanceObserver(list => list.getEntries().forEach(e => long.push(e.duration)));
-		try { po.observe({type: "longtask", buffered: false}); } catch (e) {}
-		let frames = 0, gap = 0; const t0 = performance.now(); let last = t0;
-		const tick = now => { frames++; gap = Math.max(gap, now - last); last = now; if (performance.now() - t0 < %d) requestAnimationFrame(tick); else { po.disconnect(); resolve({fps: frames * 1000 / (performance.now() - t0), long: long.length, worst: Math.max(0, ...long), frame: gap}); } };
-		requestAnimationFrame(tick);
-	})`, ms)
-	}
-	type result struct {
-		FPS   float64 `json:"fps"`
-		Long  int     `json:"long"`
-		Worst float64 `json:"worst"`
-		Frame float64 `json:"frame"`
-	}
 	// The control, in the same browser on the same machine: the idle page's
 	// frame rate and longest frame, so that a reader can tell a loaded
 	// machine from a slow UI.
-	idle, err := chromedp.Run(ctx, chromedp.Evaluate[result](measure(1500), chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
+	idle := measureFrames(t, ctx, 1500, "")
 	uiBench(t, "UIIdleFPS", idle.FPS, "fps")
 	uiBench(t, "UIIdleWorstFrame", idle.Frame, "ms")
 	var r struct{ ID string }
 	s.call(t, "POST", "/api/v1/runs", map[string]any{"agent": "talker", "instructions": "talk", "workspace": t.TempDir()}, http.StatusCreated, &r)
 	// Measure for 3 s while the text streams (1,350 words at 200 a second:
 	// about 7 s of streaming).
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		runJS(fmt.Sprintf(`(() => { location.hash = "run=%s"; return true })()`, r.ID)),
 		pollTrue(`document.querySelector('[data-testid="llm-message"][data-status="running"] [data-testid="llm-text"]')?.textContent.length > 50`),
 	)
@@ -169,53 +146,21 @@ func TestE2EPerfStreaming(t *testing.T) {
 		screenshot(t, ctx, "e2e-perf-stream-failed")
 		t.Fatalf("no streaming text: %v", err)
 	}
-	// busy is how long the page's main thread has worked so far, in ms
-	// (the debugger's TaskDuration): what the frame rate hides once it
-	// reaches the display's 60.
-	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	busy := func() float64 {
-		t.Helper()
-		m, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range m.Metrics {
-			if x.Name == "TaskDuration" {
-				return x.Value * 1000
-			}
-		}
-		t.Fatal("no TaskDuration in the page's metrics")
-		return 0
-	}
-	b0 := busy()
-	res, err := chromedp.Run(ctx, chromedp.Evaluate[result](measure(3000), chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	busyMS := (busy() - b0) / 3
-	// The same on a CPU four times slower (the debugger's throttling): a
-	// machine shared with other work, where 60 fps is not a given.
-	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 4}); err != nil {
-		t.Fatal(err)
-	}
-	slow, err := chromedp.Run(ctx, chromedp.Evaluate[result](measure(3000), chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 1}); err != nil {
-		t.Fatal(err)
-	}
+	res := measureFrames(t, ctx, 3000, "")
+	// The same on a CPU four times slower: a machine shared with other
+	// work, where 60 fps is not a given.
+	throttleCPU(t, ctx, 4)
+	slow := measureFrames(t, ctx, 3000, "")
+	throttleCPU(t, ctx, 1)
 	still, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="llm-message"][data-status="running"]')`))
 	screenshot(t, ctx, "e2e-perf-streaming")
 	uiBench(t, "UIStreamingFPS", res.FPS, "fps")
 	uiBench(t, "UIStreamingLongTasks", float64(res.Long), "tasks")
-	uiBench(t, "UIStreamingWorstTask", res.Worst, "ms")
+	uiBench(t, "UIStreamingWorstTask", res.WorstTask, "ms")
 	uiBench(t, "UIStreamingWorstFrame", res.Frame, "ms")
-	uiBench(t, "UIStreamingBusy", busyMS, "ms/s")
+	uiBench(t, "UIStreamingBusy", res.Busy, "ms/s")
 	uiBench(t, "UIStreamingSlowCPUFPS", slow.FPS, "fps")
-	uiBench(t, "UIStreamingSlowCPUWorstTask", slow.Worst, "ms")
+	uiBench(t, "UIStreamingSlowCPUWorstTask", slow.WorstTask, "ms")
 	uiBench(t, "UIStreamingSlowCPUWorstFrame", slow.Frame, "ms")
 	if !still {
 		t.Errorf("the stream ended before the measurement did: the figures are not of streaming")
