@@ -6,6 +6,10 @@ import { errorMessage } from "../../ui/format";
 // ImportRecording takes a .steward recording, chosen or dropped on it, and
 // opens the read-only run the server makes of it. A damaged or tampered
 // file is refused with the server's reason, and nothing is imported.
+// What importing means, said where a recording is brought in; the imported
+// run says it again (origin.ts).
+const foreignHint = "A recording is someone else's content: it is checked, then shown read-only. Nothing in it becomes a setting here.";
+
 export function ImportRecording() {
   const { api, store, refreshLists } = useServices();
   const input = useRef<HTMLInputElement>(null);
@@ -37,6 +41,7 @@ export function ImportRecording() {
   return (
     <div
       className={`import-zone${over ? " over" : ""}`}
+      title={foreignHint}
       data-testid="import-zone"
       onDragOver={(e) => {
         e.preventDefault();
@@ -49,9 +54,9 @@ export function ImportRecording() {
         {busy ? "Importing…" : "Import a recording…"}
       </button>
       <span className="muted"> or drop a .steward file here</span>
-      <p className="hint muted">
-        A recording is someone else's content: it is checked, then shown read-only. Nothing in it becomes a setting here.
-      </p>
+      {/* Said as a file is brought here, and on hover: at rest the two
+          lines took half the room the run list had under the New run form. */}
+      {over && <p className="hint muted">{foreignHint}</p>}
       <input
         ref={input}
         type="file"

@@ -10,6 +10,7 @@ import { decisionText } from "../inbox/decisionText";
 import { Diffs } from "../transcript/ToolDiffView";
 import { toolDiff } from "../transcript/toolDiff";
 import { NodeActions } from "./NodeActions";
+import { tokens } from "../usage/money";
 
 // NodeDetailPanel shows one node of the graph: what it is, how it went, and
 // what went in and came out, as GET /runs/{id}/nodes/{node} records it (the
@@ -88,8 +89,8 @@ export function NodeDetailPanel({ runId, nodeId, onClose }: { runId: string; nod
           <>
             <dt>Tokens</dt>
             <dd>
-              {usage.input_tokens} in / {usage.output_tokens} out
-              {usage.cached_tokens ? ` (${usage.cached_tokens} cached)` : ""}
+              {tokens(usage.input_tokens)} in / {tokens(usage.output_tokens)} out
+              {usage.cached_tokens ? ` (${tokens(usage.cached_tokens)} cached)` : ""}
               {cost ? ` · $${cost.toFixed(4)}` : ""}
             </dd>
           </>

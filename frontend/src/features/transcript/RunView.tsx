@@ -26,6 +26,7 @@ import { RunPanes } from "./RunPanes";
 import { SandboxBadge, SandboxBanner } from "./SandboxNotice";
 import { ProjectBanner } from "./ProjectNotice";
 import { Transcript } from "./Transcript";
+import { tokens } from "../usage/money";
 
 // RunView is the selected run: its header (status, controls, the paused
 // banner, the steer box, or the follow-up box once it ended), its plan, its browser (once it used one), its
@@ -126,7 +127,7 @@ function RunHeader({ runId, compact }: { runId: string; compact: boolean }) {
             <dd>
               {demo
                 ? "none (no model is called)"
-                : `${run.usage.input_tokens} in / ${run.usage.output_tokens} out${run.usage.cost_usd ? ` · $${run.usage.cost_usd.toFixed(4)}` : ""}`}
+                : `${tokens(run.usage.input_tokens)} in / ${tokens(run.usage.output_tokens)} out${run.usage.cost_usd ? ` · $${run.usage.cost_usd.toFixed(4)}` : ""}`}
             </dd>
             {!imported && <RunBudgets runId={runId} />}
           </>
