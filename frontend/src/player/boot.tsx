@@ -10,7 +10,7 @@
 import type { ReactNode } from "react";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { ServicesProvider, type Services } from "../store/context";
-import { historyFold } from "../store/historyFold";
+import { historyFold, nextTask } from "../store/historyFold";
 import { createAppStore, type AppStore } from "../store/store";
 import { runFacts, type RunFacts } from "./facts";
 import { createMemoryApi } from "./memoryApi";
@@ -149,15 +149,3 @@ function whole(rec: Recording): RecordingReader {
   return { rec, total: rec.events.length, next: async () => undefined };
 }
 
-// nextTask resolves in a task of its own: a MessageChannel message, which
-// is not clamped as a nested setTimeout is (4 ms after five levels).
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => {
-      ch.port1.close();
-      resolve();
-    };
-    ch.port2.postMessage(null);
-  });
-}

@@ -5,7 +5,7 @@
 import { isApiError, type Api } from "../api/client";
 import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
-import { historyFold } from "./historyFold";
+import { historyFold, nextTask } from "./historyFold";
 import { pageOf, refreshLimit } from "./runPages";
 import type { AppStore } from "./store";
 
@@ -145,7 +145,7 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // last one; it stops when another run is followed. The next page is asked
   // for while this one is folded, and each page is folded as it arrives
   // (one short task a page, while the next is on the wire) as historyFold
-  // says. Nothing else feeds the run meanwhile (it is subscribed to after).
+  // says; the store is updated in a task after the fold's. Nothing else feeds the run meanwhile (it is subscribed to after).
   // A failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
     const fold = historyFold(store, runId, { beforeCommit: flush });
@@ -160,8 +160,13 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
         if (more) next = api.events(runId, after, historyPage);
         fold.add(page.events);
         if (!more) break;
-        fold.due();
+        if (fold.isDue()) {
+          await nextTask();
+          if (followed !== runId) return;
+          fold.commit();
+        }
       }
+      await nextTask();
     } catch (err) {
       if (followed !== runId) return;
       fold.commit();
