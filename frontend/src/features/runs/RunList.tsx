@@ -47,7 +47,10 @@ export function RunList() {
           <input
             type="search"
             aria-label="Search runs"
-            placeholder="Search instructions"
+            // The server searches the runs' instructions; the box is too
+            // narrow to say so in its placeholder, so its tooltip does.
+            placeholder="Search runs"
+            title="Search the runs' instructions"
             value={query}
             onChange={(e) => setQuery(e.target.value)}
           />
