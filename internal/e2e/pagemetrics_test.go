@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 )
@@ -102,4 +103,22 @@ func throttleCPU(t *testing.T, ctx context.Context, rate float64) {
 	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate}); err != nil {
 		t.Fatalf("CPU throttling: %v", err)
 	}
+}
+
+// jsHeap is the page's JavaScript heap in MiB as it is, and after a
+// collection forced through the debugger (what the page holds on to).
+func jsHeap(t *testing.T, ctx context.Context) (now, collected float64) {
+	t.Helper()
+	read := func() float64 {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	now = read()
+	if _, err := chromedp.Call(ctx, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	return now, read()
 }

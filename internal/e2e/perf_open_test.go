@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 )
@@ -136,18 +135,7 @@ func TestE2EPerfOpen(t *testing.T) {
 			uiBench(t, "UIOpen"+c.name+"LongTasks", float64(f.Long), "tasks")
 			uiBench(t, "UIOpen"+c.name+"WorstTask", f.WorstTask, "ms")
 			t.Logf("%s: open %.0f ms, %d long tasks (%.0f ms in all, worst %.0f ms)", c.name, f.MS, f.Long, f.LongMS, f.WorstTask)
-			heap := func() float64 {
-				v, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-			loaded := heap()
-			if _, err := chromedp.Call(ctx, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
-			collected := heap()
+			loaded, collected := jsHeap(t, ctx)
 			uiBench(t, "UIOpen"+c.name+"Heap", loaded, "MiB")
 			uiBench(t, "UIOpen"+c.name+"HeapAfterGC", collected, "MiB")
 			t.Logf("%s: JS heap %.0f MiB open, %.0f MiB after a collection", c.name, loaded, collected)

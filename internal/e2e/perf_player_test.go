@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -118,18 +116,7 @@ func TestE2EPerfPlayerOpen(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "e2e-perf-player-100k")
-	heap := func() float64 {
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	loaded := heap()
-	if _, err := chromedp.Call(ctx, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	collected := heap()
+	loaded, collected := jsHeap(t, ctx)
 	// The replay works on the log read in parts: the scrubber to the middle
 	// (the first move back builds the checkpoints it starts from, after
 	// the heap is measured: they are the replay's, not the open's) shows
