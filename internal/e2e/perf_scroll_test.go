@@ -69,7 +69,17 @@ func openTranscript(t *testing.T, turns int) context.Context {
 		!document.querySelector('section[aria-label="Graph"]')`, 2*turns+2)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](loaded, chromedp.WithPollingTimeout(3*time.Minute))); err != nil {
 		screenshot(t, ctx, "e2e-perf-scroll-failed")
-		t.Fatalf("the run's transcript did not load: %v", err)
+		// Which of the conditions held, so that a failure says where the
+		// page stopped.
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`JSON.stringify({
+			status: document.querySelector('[data-testid="run-status"]')?.textContent ?? null,
+			foot: !!document.querySelector('section[aria-label="Transcript"] .vlist-row[data-key="foot"]'),
+			last: !!document.querySelector('section[aria-label="Transcript"] .vlist-row[data-key="n%d"]'),
+			rows: [...document.querySelectorAll('section[aria-label="Transcript"] .vlist-row')].map(r => r.dataset.key).slice(-3),
+			graph: !!document.querySelector('section[aria-label="Graph"]'),
+			hash: location.hash,
+		})`, 2*turns+2)))
+		t.Fatalf("the run's transcript did not load: %v; the page: %s", err, state)
 	}
 	// Settle: the first rows measured, the follow at the end done.
 	if err := chromedp.Do(ctx, chromedp.Sleep(time.Second)); err != nil {

@@ -76,14 +76,25 @@ export function historyFold(store: AppStore, runId: string, opts: HistoryFoldOpt
 // nextTask resolves in a task of its own: a MessageChannel message, which
 // is not clamped as a nested setTimeout is (4 ms after five levels). A
 // page's fold and the views' update from it are each a task of their own:
-// the two at once made the longest task.
+// the two at once made the longest task. One channel serves every call, held
+// here as React's scheduler holds its own, so that nothing but the browser
+// decides when a message is delivered; Node (the tests) has setImmediate,
+// and a channel there would keep the process alive.
 export function nextTask(): Promise<void> {
   return new Promise((resolve) => {
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => {
-      ch.port1.close();
-      resolve();
-    };
-    ch.port2.postMessage(null);
+    const immediate = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate;
+    if (typeof immediate === "function") {
+      immediate(resolve);
+      return;
+    }
+    if (!channel) {
+      channel = new MessageChannel();
+      channel.port1.onmessage = () => waiting.shift()?.();
+    }
+    waiting.push(resolve);
+    channel.port2.postMessage(null);
   });
 }
+
+let channel: MessageChannel | undefined;
+const waiting: (() => void)[] = [];
