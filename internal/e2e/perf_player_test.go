@@ -59,7 +59,7 @@ const (
 
 func TestE2EPerfPlayerOpen(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 100,000-event run: skipped with -short")
+		t.Skip("-short: exports a 100,000-event run as a web page and opens it three times, about 12 s; make test and CI run it")
 	}
 	const turns = 10_000
 	home, ws := t.TempDir(), t.TempDir()

@@ -57,7 +57,16 @@ func openTranscript(t *testing.T, turns int) context.Context {
 		chromedp.Navigate(s.url),
 		chromedp.WaitVisible(chromedp.CSS(`textarea[aria-label="Instructions"]`)),
 		runJS(fmt.Sprintf(`(() => { location.hash = "run=%s"; return true })()`, id)),
-		chromedp.Click(chromedp.Search(`//div[@aria-label="Show"]/button[normalize-space()="Transcript"]`)),
+		// The Transcript tab, pressed from the page: a click at its place on
+		// screen missed it when the run's header grew a line (its budgets)
+		// between finding the tab and the click, and the test then waited
+		// three minutes on a graph it had asked to hide.
+		pollTrue(`(() => {
+			const b = [...document.querySelectorAll('[aria-label="Show"] button')].find((b) => b.textContent.trim() === "Transcript");
+			if (!b) return false;
+			if (b.getAttribute("aria-pressed") !== "true") b.click();
+			return b.getAttribute("aria-pressed") === "true";
+		})()`),
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -48,11 +48,14 @@ const handles: NodeHandle[] = [
   { type: "source", position: Position.Bottom, x: nodeWidth / 2 - handleSize / 2, y: nodeHeight - handleSize / 2, width: handleSize, height: handleSize },
 ];
 
-// Up to this many nodes all are rendered; past it only those in view (a
-// small graph pans more smoothly with its nodes in place). Not in a replay:
-// there a move of the scrubber adds or removes up to this many nodes at
-// once, and mounting them all took 150-300 ms a jump back on a long run.
+// Up to this many nodes all are given to the flow and rendered; past it
+// only those around the view are given (window.ts) and those in view
+// rendered (a small graph pans more smoothly with its nodes in place). Not
+// in a replay: there a move of the scrubber adds or removes up to this many
+// nodes at once, and mounting them all took 150-300 ms a jump back on a
+// long run.
 const renderAllUpTo = 200;
+// The view's cell of a small graph, which is given whole: none.
 const noCell = () => "";
 
 // The minimap stands in a column of its own beside the canvas, never over
@@ -274,7 +277,7 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
               // large to read whole is shown in part (useGraphView). A pinch,
               // or the wheel with Ctrl, zooms.
               panOnScroll
-              onlyRenderVisibleElements={replay || nodes.length > renderAllUpTo}
+              onlyRenderVisibleElements={replay || large}
               colorMode="system"
               minZoom={minZoom}
               maxZoom={maxZoom}

@@ -39,15 +39,21 @@ function setup(status: string) {
   return { store, budgetReads: () => fetch.mock.calls.filter(([u]) => String(u).includes("/budget")).length };
 }
 
+// readIn applies a run's history five events at a time, 2.5 s apart (more
+// than the budget's read interval), as a long run's pages come in.
+async function readIn(store: ReturnType<typeof setup>["store"]) {
+  const evs = history(30);
+  for (let i = 0; i < evs.length; i += 5) {
+    act(() => store.getState().applyEvents(evs.slice(i, i + 5)));
+    await act(async () => vi.advanceTimersByTimeAsync(2500));
+  }
+}
+
 describe("RunBudgets", () => {
   it("reads an ended run's budget once, however much of its history comes in", async () => {
     vi.useFakeTimers();
     const { store, budgetReads } = setup("completed");
-    const evs = history(30);
-    for (let i = 1; i <= evs.length; i += 5) {
-      act(() => store.getState().applyEvents(evs.slice(i - 1, i + 4)));
-      await act(async () => vi.advanceTimersByTimeAsync(2500));
-    }
+    await readIn(store);
     expect(budgetReads()).toBe(1);
     expect(screen.getByTestId("run-budgets").textContent).toContain("3 / 50");
   });
@@ -55,11 +61,7 @@ describe("RunBudgets", () => {
   it("reads a running run's budget again as it moves, at most every 2 s", async () => {
     vi.useFakeTimers();
     const { store, budgetReads } = setup("running");
-    const evs = history(30);
-    for (let i = 1; i <= evs.length; i += 5) {
-      act(() => store.getState().applyEvents(evs.slice(i - 1, i + 4)));
-      await act(async () => vi.advanceTimersByTimeAsync(2500));
-    }
+    await readIn(store);
     expect(budgetReads()).toBeGreaterThan(3);
   });
 });
