@@ -483,6 +483,26 @@ describe("reduceBatch", () => {
   });
 });
 
+describe("orderGrows", () => {
+  it("knows an order the reducer grew from another, and no other", async () => {
+    const { bigRunEvents } = await import("../test/bigRun");
+    const { emptyTranscript, orderGrows, reduceRunBatch } = await import("./reducer");
+    const events = bigRunEvents({ turns: 5, runId: "a" });
+    const start = emptyTranscript("a");
+    const one = reduceRunBatch(start, events.slice(0, 10));
+    const two = reduceRunBatch(one, events.slice(10, 20));
+    const three = reduceRunBatch(two, events.slice(20));
+    expect(orderGrows(one.nodeOrder, three.nodeOrder)).toBe(true);
+    expect(orderGrows(three.nodeOrder, three.nodeOrder)).toBe(true);
+    expect(orderGrows(start.nodeOrder, one.nodeOrder)).toBe(true);
+    // Shorter, or the same run folded apart (the same ids, other nodes maybe).
+    expect(orderGrows(three.nodeOrder, one.nodeOrder)).toBe(false);
+    const apart = reduceRunBatch(emptyTranscript("a"), events.slice(0, 20));
+    expect(apart.nodeOrder).toEqual(two.nodeOrder);
+    expect(orderGrows(one.nodeOrder, apart.nodeOrder)).toBe(false);
+  });
+});
+
 describe("reduce, streamed text", () => {
   it("holds a model call's streamed text as its deltas, each sharing the ones before", () => {
     const s = replay(start);

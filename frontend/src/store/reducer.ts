@@ -133,6 +133,26 @@ export class RunFold {
   }
 }
 
+// grownFrom records the node order each new one was copied from, before
+// nodes were appended to it: a run's order only grows, so what is read of
+// it node by node (the graph's steps, the nodes' kinds, the browser's
+// calls) can be extended to a longer one rather than read again. At
+// 20,000 nodes, reading it all again for each update of a long run's
+// history cost tens of milliseconds an update. Side-table, not a field:
+// transcripts stay plain data, equal when their contents are.
+const grownFrom = new WeakMap<readonly string[], readonly string[]>();
+
+// orderGrows says whether after is the order before with nodes appended
+// (the reducer made it from before, in one or more batches): the same
+// nodes first, in the same order, of the same run.
+export function orderGrows(before: readonly string[], after: readonly string[]): boolean {
+  if (before.length === 0) return true;
+  // A reader that looked at none of many batches reads the order again.
+  let o: readonly string[] | undefined = after;
+  for (let i = 0; o !== undefined && i < 64; i++, o = grownFrom.get(o)) if (o === before) return true;
+  return false;
+}
+
 // Draft is a transcript being changed by one batch: a shallow copy of the
 // input whose containers are copied on their first write (own* then says
 // the draft holds the only reference), so the input is never changed.
@@ -152,7 +172,9 @@ function setNode(d: Draft, id: string, n: TranscriptNode): void {
 
 function appendOrder(d: Draft, id: string): void {
   if (!d.ownOrder) {
-    d.t.nodeOrder = [...d.t.nodeOrder];
+    const before = d.t.nodeOrder;
+    d.t.nodeOrder = [...before];
+    grownFrom.set(d.t.nodeOrder, before);
     d.ownOrder = true;
   }
   d.t.nodeOrder.push(id);

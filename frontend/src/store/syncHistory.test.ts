@@ -42,7 +42,7 @@ describe("sync with pageHistory", () => {
     // history was folded outside the store (setTranscript trusts that).
     const subscribes = (FakeSocket.all[0]!.sent as { type: string; run_id?: string }[]).filter((m) => m.type === "subscribe" && m.run_id === "run_1");
     expect(subscribes).toEqual([{ type: "subscribe", id: expect.any(String), run_id: "run_1", after: 7500 }]);
-    expect(asked).toEqual(["0+5000", "5000+5000"]);
+    expect(asked).toEqual(["0+2500", "2500+2500", "5000+2500"]);
     expect(updates).toHaveBeenCalledTimes(2);
     expect(store.getState().stream.runs["run_1"]!.lastSeq).toBe(7500);
   });

@@ -3,6 +3,7 @@
 // recording fixture and a big run; and a seeded generator to split them.
 
 import type { Event } from "../api/types";
+import { emptyTranscript, reduceRunBatch, type RunTranscript } from "../store/reducer";
 import { bigRunEvents } from "./bigRun";
 import { recordingEvents } from "./recording";
 
@@ -47,4 +48,17 @@ export function seeded(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+// readInPages yields the transcripts of a log read in pages of random
+// sizes, some of one event (a live run), down to the whole log.
+export function* readInPages(evs: readonly Event[], seed: number): Generator<RunTranscript> {
+  const r = seeded(seed);
+  let t = emptyTranscript(evs[0]!.run_id);
+  for (let i = 0; i < evs.length; ) {
+    const n = r() < 0.5 ? 1 : 1 + Math.floor(r() * Math.max(1, evs.length / 4));
+    t = reduceRunBatch(t, evs.slice(i, i + n));
+    i += n;
+    yield t;
+  }
 }

@@ -2,7 +2,7 @@
 // page the browser was last on, and the newest file of each kind the run
 // produced. Pure functions of the reducer's state, for selectors.
 
-import type { ArtifactRecord, RunTranscript, ToolNode, TranscriptNode } from "../../store/reducer";
+import { orderGrows, type ArtifactRecord, type RunTranscript, type ToolNode, type TranscriptNode } from "../../store/reducer";
 
 // The browser tools' names all start with this (browser_open, browser_act...).
 const browserPrefix = "browser_";
@@ -17,15 +17,22 @@ export function isBrowserNode(n: TranscriptNode | undefined): n is ToolNode {
 
 // A node's tool never changes once it started, and the reducer gives
 // nodeOrder a new array whenever a node is added: the browser nodes of an
-// order are computed once, not on every streamed delta.
+// order are computed once, not on every streamed delta, and those of a
+// longer order of the same run from the last ones (orderGrows).
 const browserIds = new WeakMap<readonly string[], readonly string[]>();
+let lastIds: { runId: string; nodeOrder: readonly string[]; ids: readonly string[] } | undefined;
 
 // browserNodeIds lists a run's browser calls in the order they started.
 export function browserNodeIds(t: RunTranscript): readonly string[] {
   let ids = browserIds.get(t.nodeOrder);
   if (!ids) {
-    ids = t.nodeOrder.filter((id) => isBrowserNode(t.nodes[id]));
+    const last = lastIds && lastIds.runId === t.runId && orderGrows(lastIds.nodeOrder, t.nodeOrder) ? lastIds : undefined;
+    const from = last ? last.nodeOrder.length : 0;
+    const added: string[] = [];
+    for (let i = from; i < t.nodeOrder.length; i++) if (isBrowserNode(t.nodes[t.nodeOrder[i]!])) added.push(t.nodeOrder[i]!);
+    ids = last ? (added.length ? [...last.ids, ...added] : last.ids) : added;
     browserIds.set(t.nodeOrder, ids);
+    lastIds = { runId: t.runId, nodeOrder: t.nodeOrder, ids };
   }
   return ids;
 }

@@ -17,15 +17,13 @@ import {
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useApp } from "../../store/context";
 import { PaneHeader } from "../../ui/PaneHeader";
-import { Folder, openUpTo, type FoldChoices } from "./fold";
+import { type FoldChoices, type Folded } from "./fold";
 import {
   activeNode,
-  keepSame,
   nodeHeight,
   nodeWidth,
   originOf,
   type OriginNode as OriginNodeType,
-  type StepData,
   type StepNode as StepNodeType,
 } from "./layout";
 import { NodeDetailPanel } from "./NodeDetail";
@@ -33,7 +31,8 @@ import { OpenRun, OriginNode } from "./ForkLinks";
 import { FoldToggle, StepNode } from "./StepNode";
 import { GraphOverview, overviewNodes } from "./GraphOverview";
 import { cellArea, inArea, viewCell } from "./window";
-import { Placer } from "./placer";
+import type { Placed } from "./placer";
+import { useLaid } from "./useLaid";
 import { maxZoom, minZoom, useGraphView } from "./useGraphView";
 import { useRunGraph } from "./useRunGraph";
 
@@ -57,6 +56,10 @@ const handles: NodeHandle[] = [
 const renderAllUpTo = 200;
 // The view's cell of a small graph, which is given whole: none.
 const noCell = () => "";
+// A graph with no layout yet (a long run's first nodes are laid out over
+// several tasks).
+const noFold: Folded = { nodes: [], edges: [], hidden: new Map() };
+const noPlace: Placed = { positions: new Map(), edges: [] };
 
 // The minimap stands in a column of its own beside the canvas, never over
 // its nodes (a pan can bring any node under any corner of the canvas); a
@@ -114,18 +117,6 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   // The steps and edges, not the whole transcript: a streamed token changes
   // neither, and renders nothing here.
   const graph = useRunGraph(runId);
-  // Steps that draw as before keep their objects, so their nodes do not
-  // render again. The fold and the layout work on what changed (fold.ts,
-  // placer.ts): a new Folder for a new choice of folds or node to reveal.
-  const stable = useRef(new Map<string, StepData>());
-  const folder = useRef<Folder | undefined>(undefined);
-  const folded = useMemo(() => {
-    let f = folder.current;
-    if (!f || f.choices !== choices || f.reveal !== selected) f = folder.current = new Folder(choices, selected, openUpTo);
-    const out = f.fold(graph.nodes, graph.edges);
-    return { ...out, nodes: keepSame(stable.current, out.nodes) };
-  }, [graph, choices, selected]);
-
   // A fork's origin: the run and node it came from, with that node's label
   // when the source run is in the store.
   const from = useApp((s) => s.stream.runs[runId]?.forkedFrom);
@@ -133,10 +124,15 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   const firstNode = useApp((s) => s.stream.runs[runId]?.nodeOrder[0]);
   const origin = useMemo(() => originOf(from && { forkedFrom: from, nodeOrder: firstNode ? [firstNode] : [] }, sourceLabel), [from, firstNode, sourceLabel]);
 
-  // Laid out again only where nodes or edges were added (or folded), not on
-  // each streamed token: a node that did not move keeps its position object.
-  const placer = useRef(new Placer());
-  const laid = useMemo(() => placer.current.place(folded.nodes, folded.edges, origin), [folded, origin]);
+  // Folded and laid out again only where nodes or edges were added (or
+  // folded), not on each streamed token (fold.ts, placer.ts); much at once
+  // (a page of a long run's history, a new choice of folds or node to
+  // reveal) over several tasks, the last layout shown meanwhile (useLaid).
+  // Steps that draw as before keep their objects, so their nodes do not
+  // render again, and so do the positions of nodes that did not move.
+  const done = useLaid(graph, choices, selected, origin);
+  const folded = done?.folded ?? noFold;
+  const laid = done?.placed ?? noPlace;
   const position = laid.positions;
   // The origin's position is the layout's; its label may be newer.
   const originNode = useMemo<OriginNodeType | undefined>(

@@ -3,27 +3,13 @@
 // graph that folding and laying out the whole of it at once gives.
 
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../api/types";
 import { emptyTranscript, reduceRunBatch, type RunTranscript } from "../../store/reducer";
-import { foldLogs, seeded } from "../../test/foldLogs";
+import { foldLogs, readInPages, seeded } from "../../test/foldLogs";
 import { Folder, foldGraph, type FoldChoices } from "./fold";
-import { graphFromTranscript, type OriginData, type StepData, type StepEdge } from "./layout";
+import { graphFromTranscript, type GraphOf, type OriginData, type StepData, type StepEdge } from "./layout";
 import { layoutGraph, Placer } from "./placer";
 
 const logs = foldLogs(40);
-
-// steps are the transcripts of a log read in pages of random sizes, some of
-// one event (a live run), down to the whole log.
-function* steps(evs: Event[], seed: number): Generator<RunTranscript> {
-  const r = seeded(seed);
-  let t = emptyTranscript(evs[0]!.run_id);
-  for (let i = 0; i < evs.length; ) {
-    const n = r() < 0.5 ? 1 : 1 + Math.floor(r() * Math.max(1, evs.length / 4));
-    t = reduceRunBatch(t, evs.slice(i, i + n));
-    i += n;
-    yield t;
-  }
-}
 
 const plain = (f: ReturnType<typeof foldGraph>) => ({ nodes: f.nodes, edges: f.edges, hidden: [...f.hidden].sort() });
 
@@ -41,7 +27,7 @@ describe("the graph folded as it grows", () => {
         for (let seed = 1; seed <= 4; seed++) {
           const folder = new Folder(choices, reveal, upTo);
           let steps_ = 0;
-          for (const t of steps(evs, seed)) {
+          for (const t of readInPages(evs, seed)) {
             const g = graphFromTranscript(t);
             const got = folder.fold(g.nodes, g.edges);
             expect(plain(got), `${what}, seed ${seed}, step ${++steps_}`).toEqual(plain(foldGraph(g.nodes, g.edges, choices, reveal, upTo)));
@@ -65,7 +51,7 @@ describe("the graph laid out as it grows", () => {
           const folder = new Folder({}, undefined, upTo);
           const placer = new Placer();
           let n = 0;
-          for (const t of steps(evs, seed)) {
+          for (const t of readInPages(evs, seed)) {
             const g = graphFromTranscript(t);
             const f = folder.fold(g.nodes, g.edges);
             const origin: OriginData | undefined = fork && t.nodeOrder.length > 0 ? { id: "origin:src:n1", run: "src", node: "n1", to: t.nodeOrder[0] } : undefined;
@@ -88,7 +74,7 @@ describe("the graph laid out as it grows", () => {
     const placer = new Placer();
     let before = new Map<string, unknown>();
     let kept = 0;
-    for (const t of steps(evs, 7)) {
+    for (const t of readInPages(evs, 7)) {
       const g = graphFromTranscript(t);
       const f = folder.fold(g.nodes, g.edges);
       const p = placer.place(f.nodes, f.edges);
@@ -137,3 +123,36 @@ describe("a random graph laid out as it grows", () => {
 });
 
 const pickAny = (r: () => number, n: number) => `n${Math.floor(r() * n)}`;
+
+describe("the graph read as the run grows", () => {
+  // graphFromTranscript given the graph of an earlier transcript of the
+  // same fold reads only the nodes added and changed: it must give what
+  // reading the whole transcript gives, and keep the steps that stand.
+  for (const [name, evs] of logs)
+    it(`reads ${name} grown as reading it whole does`, () => {
+      for (let seed = 1; seed <= 4; seed++) {
+        let before: GraphOf | undefined;
+        let n = 0;
+        let kept = 0;
+        for (const t of readInPages(evs, seed)) {
+          const got = graphFromTranscript(t, before);
+          expect(got, `seed ${seed}, step ${++n}`).toEqual(graphFromTranscript(t));
+          if (before) kept += got.nodes.filter((s, i) => s === before!.graph.nodes[i]).length;
+          before = { from: t, graph: got };
+        }
+        if (evs.length > 100) expect(kept, `seed ${seed}`).toBeGreaterThan(0);
+      }
+    });
+
+  it("reads a transcript of another fold of the run whole", () => {
+    const evs = logs.find(([name]) => name === "big run")![1];
+    const half = reduceRunBatch(emptyTranscript(evs[0]!.run_id), evs.slice(0, evs.length / 2));
+    // The same run, folded apart: its order does not descend from half's.
+    const other = reduceRunBatch(emptyTranscript(evs[0]!.run_id), evs);
+    const before = { from: half, graph: graphFromTranscript(half) };
+    expect(graphFromTranscript(other, before)).toEqual(graphFromTranscript(other));
+    // Its forks changed: the steps that carry them are read again.
+    const forked: RunTranscript = { ...other, forks: [{ node_id: other.nodeOrder[1]!, fork: "run_f" }] };
+    expect(graphFromTranscript(forked, { from: other, graph: graphFromTranscript(other) })).toEqual(graphFromTranscript(forked));
+  });
+});

@@ -21,7 +21,7 @@
 
 import type { Node } from "@xyflow/react";
 import type { GraphEdge, NodeFinishedData, NodeKind } from "../../api/types";
-import type { RunTranscript, TranscriptNode } from "../../store/reducer";
+import { orderGrows, type RunTranscript, type TranscriptNode } from "../../store/reducer";
 import type { Fold } from "./fold";
 import { keyArgument } from "./keyArgument";
 
@@ -92,6 +92,21 @@ function stepOf(n: TranscriptNode): StepData {
   return s;
 }
 
+// edgesInto is a node's after edges and its parent edge, kept with it as
+// its step is: a long run's graph is read again for every update of its
+// history, and 40,000 new edges each time were garbage to collect.
+const edgeCache = new WeakMap<TranscriptNode, StepEdge[]>();
+
+function edgesInto(n: TranscriptNode, step: StepData): StepEdge[] {
+  let list = edgeCache.get(n);
+  if (!list) {
+    list = step.after.map((a): StepEdge => ({ from: a, to: n.id, kind: "after" }));
+    if (n.parent) list.push({ from: n.parent, to: n.id, kind: "parent" });
+    edgeCache.set(n, list);
+  }
+  return list;
+}
+
 // firstWordsMax bounds the first words of a text: about two lines of a
 // node's width, so that a node stops changing (and rendering) once its
 // model has streamed that much.
@@ -137,25 +152,67 @@ function firstWords(text: string): string {
 // A user message that ran after nothing and is not the run's first message
 // (a steer) gets a place edge from the node that started last before it,
 // other than the run's root: where it came in, in time.
-export function graphFromTranscript(t: RunTranscript | undefined): { nodes: StepData[]; edges: StepEdge[] } {
+// RunGraph is a run's steps and the edges between them, a node's edges after it.
+export type RunGraph = { nodes: StepData[]; edges: StepEdge[] };
+
+export function graphFromTranscript(t: RunTranscript | undefined, before?: GraphOf): RunGraph {
   if (!t) return { nodes: [], edges: [] };
   const forks = new Map<string, string[]>();
   for (const f of t.forks) forks.set(f.node_id, [...(forks.get(f.node_id) ?? []), f.fork]);
+  const withForks = (n: TranscriptNode) => {
+    const step = stepOf(n);
+    const fk = forks.get(n.id);
+    return fk ? { ...step, forks: fk } : step;
+  };
+  // The graph of an order this one grows (with the same forks, and a step
+  // for each node of it): its nodes stand, but those the reducer changed
+  // since, and its edges all do (they come from where a node started, which
+  // never changes); only the new nodes are read.
+  const b = before?.from;
+  if (before && b && b.forks === t.forks && before.graph.nodes.length === b.nodeOrder.length && b.runId === t.runId && orderGrows(b.nodeOrder, t.nodeOrder)) {
+    const nodes = before.graph.nodes.slice();
+    for (let i = 0; i < b.nodeOrder.length; i++) {
+      const id = b.nodeOrder[i]!;
+      const n = t.nodes[id];
+      if (n !== b.nodes[id]) {
+        if (!n) return graphFromTranscript(t);
+        nodes[i] = withForks(n);
+      }
+    }
+    const edges = before.graph.edges.slice();
+    let last: string | undefined;
+    for (let i = b.nodeOrder.length - 1; i >= 0 && last === undefined; i--) {
+      const n = t.nodes[b.nodeOrder[i]!]!;
+      if (!(n.kind === "agent" && !n.parent)) last = n.id;
+    }
+    for (let i = b.nodeOrder.length; i < t.nodeOrder.length; i++) {
+      const n = t.nodes[t.nodeOrder[i]!];
+      if (!n) return graphFromTranscript(t);
+      last = addStep(nodes, edges, n, withForks(n), last);
+    }
+    return { nodes, edges };
+  }
   const nodes: StepData[] = [];
   const edges: StepEdge[] = [];
   let last: string | undefined;
   for (const id of t.nodeOrder) {
     const n = t.nodes[id];
-    if (!n) continue;
-    const step = stepOf(n);
-    const fk = forks.get(id);
-    nodes.push(fk ? { ...step, forks: fk } : step);
-    for (const a of step.after) edges.push({ from: a, to: id, kind: "after" });
-    if (n.parent) edges.push({ from: n.parent, to: id, kind: "parent" });
-    if (n.kind === "user" && step.after.length === 0 && last !== undefined) edges.push({ from: last, to: id, kind: "place" });
-    if (!(n.kind === "agent" && !n.parent)) last = id;
+    if (n) last = addStep(nodes, edges, n, withForks(n), last);
   }
   return { nodes, edges };
+}
+
+// GraphOf is a graph and the transcript it was read from.
+export type GraphOf = { from: RunTranscript | undefined; graph: RunGraph };
+
+// addStep adds a node's step and the edges into it; it returns the node
+// that started last (other than the run's root), which a steer is placed
+// after.
+function addStep(nodes: StepData[], edges: StepEdge[], n: TranscriptNode, step: StepData, last: string | undefined): string | undefined {
+  nodes.push(step);
+  for (const e of edgesInto(n, step)) edges.push(e);
+  if (n.kind === "user" && step.after.length === 0 && last !== undefined) edges.push({ from: last, to: n.id, kind: "place" });
+  return n.kind === "agent" && !n.parent ? last : n.id;
 }
 
 // originOf is the origin of a forked run (undefined for a run that was not

@@ -268,7 +268,7 @@ export class Placer {
 }
 
 // Two origins lay out alike when they are of the same node, before the same first node.
-const sameOrigin = (a?: OriginData, b?: OriginData) => a === b || (!!a && !!b && a.id === b.id && a.to === b.to);
+export const sameOrigin = (a?: OriginData, b?: OriginData) => a === b || (!!a && !!b && a.id === b.id && a.to === b.to);
 
 // drawnEdges is the edges worth drawing among nodes: all after edges; a
 // parent edge only where it says something the after edges do not (the

@@ -5,7 +5,7 @@ import { terminalStatuses } from "../../store/status";
 import { pendingElicitation } from "../../store/elicitationFold";
 import { selectRun } from "../../store/store";
 import type { NodeKind } from "../../api/types";
-import type { RunTranscript, ToolNode } from "../../store/reducer";
+import { orderGrows, type RunTranscript, type ToolNode } from "../../store/reducer";
 import { DivergenceRow } from "../exchange/ReplayNotice";
 import { ServerNotesRow } from "./ServerNotes";
 import { PaneHeader } from "../../ui/PaneHeader";
@@ -309,7 +309,7 @@ type Kinds = { kindOf: ReadonlyMap<string, NodeKind>; hasUser: boolean };
 const noKinds: Kinds = { kindOf: new Map(), hasUser: false };
 const kindsByOrder = new WeakMap<readonly string[], Kinds>();
 // The last run's kinds, which a longer order of the same run extends.
-let lastKinds: { runId: string; order: readonly string[]; kinds: Map<string, NodeKind>; hasUser: boolean } | undefined;
+let lastKinds: { runId: string; nodeOrder: readonly string[]; kinds: Map<string, NodeKind>; hasUser: boolean } | undefined;
 
 // kindsOf is the kind of each of a run's nodes, and whether one is a
 // person's message: a selector runs it on every change of the store, so it
@@ -322,11 +322,11 @@ function kindsOf(t: RunTranscript | undefined): Kinds {
   if (known) return known;
   const order = t.nodeOrder;
   const last = lastKinds;
-  const grows = last && last.runId === t.runId && last.order.length <= order.length && (last.order.length === 0 || order[last.order.length - 1] === last.order.at(-1));
-  const kinds = grows ? last.kinds : new Map<string, NodeKind>();
-  let hasUser = grows ? last.hasUser : false;
+  const grown = last && last.runId === t.runId && orderGrows(last.nodeOrder, order) ? last : undefined;
+  const kinds = grown ? grown.kinds : new Map<string, NodeKind>();
+  let hasUser = grown ? grown.hasUser : false;
   let whole = true;
-  for (let i = grows ? last.order.length : 0; i < order.length; i++) {
+  for (let i = grown ? grown.nodeOrder.length : 0; i < order.length; i++) {
     const k = t.nodes[order[i]!]?.kind;
     if (k === undefined) whole = false;
     else kinds.set(order[i]!, k);
@@ -335,7 +335,7 @@ function kindsOf(t: RunTranscript | undefined): Kinds {
   const out = { kindOf: kinds, hasUser };
   kindsByOrder.set(order, out);
   // A longer order does not extend one with a node not yet known.
-  lastKinds = whole ? { runId: t.runId, order, kinds, hasUser } : undefined;
+  lastKinds = whole ? { runId: t.runId, nodeOrder: order, kinds, hasUser } : undefined;
   return out;
 }
 
