@@ -62,9 +62,10 @@ export function RunBudgets({ runId }: { runId: string }) {
   // none to show. A read that fails after one succeeded keeps what is shown.
   const [read, setRead] = useState<{ runId: string; budget: Budget | null }>();
   const budget = read?.runId === runId ? read.budget : undefined;
-  // The server folds the run's whole log for each read: a run that grows
-  // fast (a node every few milliseconds) is read at most every readEveryMs,
-  // a change of status at once.
+  // A run that grows fast (a node every few milliseconds) is read at most
+  // every readEveryMs, a change of status at once. (The server answers a run
+  // it drives from the engine's state, an ended one from a fold it keeps by
+  // the run's last seq: a read is cheap, but not free.)
   const last = useRef({ at: 0, status: "" });
   useEffect(() => {
     let live = true;
