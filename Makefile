@@ -135,6 +135,10 @@ bench: deps build build-server
 	# The server's heap and goroutine stacks per idle WebSocket subscriber
 	# (200 clients of a second process, each on the all-runs feed and a run).
 	STEWARD_BENCH_REPORT=$(CURDIR)/bin/bench.txt go test -tags '$(TAGS)' -run 'TestWSIdleSubscriberMemory' -count 5 ./backend/api
+	# GET /runs/{id}/budget of a 100,000-event run, live (from the engine's
+	# state) and ended (a fold remembered by its last seq), beside the fold
+	# of the whole log that every read cost before (the control).
+	go test -tags '$(TAGS)' -run '^$$' -bench 'RunBudget$$' -benchtime 20x -count 3 ./backend/api | tee -a bin/bench.txt
 	go test -tags '$(TAGS)' -run '^$$' -bench 'EngineStep$$' -benchtime 3x -count 5 ./backend/run | tee -a bin/bench.txt
 	# The engine's cost per step over runs of 200 and 1,000 steps (total/N,
 	# p50, first and last 20), with a raw SQLite loop inserting the same

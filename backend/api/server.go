@@ -37,6 +37,9 @@ type Runs interface {
 	NodeInput(ctx context.Context, runID, nodeID string) ([]llm.Message, error)
 	Files(ctx context.Context, runID string) (workspace.FilesView, error)
 	Restore(ctx context.Context, runID string, p run.RestoreParams) (run.RestoreResult, error)
+	// Budget is the budgets and spending of a run this process drives, from
+	// the engine's state; ok is false for a run it does not drive.
+	Budget(runID string) (b run.Budget, ok bool)
 }
 
 // Answerer answers interactions.
@@ -145,6 +148,8 @@ type Server struct {
 	// wsWrite lends the WebSocket connections their write buffer for the
 	// time of a write: an idle client holds none (16 KiB each otherwise).
 	wsWrite sync.Pool
+	// budgets remembers the budgets of runs not driven here (budget.go).
+	budgets budgetCache
 }
 
 // New builds the server.

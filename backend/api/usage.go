@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"steward/backend/run"
 	"steward/backend/store"
 )
 
@@ -98,30 +97,4 @@ func dayParam(p queryParam, r *http.Request) (time.Time, error) {
 		return time.Time{}, errorf(http.StatusBadRequest, CodeInvalid, p.name+" "+strconv.Quote(v)+" is not a day: give it as YYYY-MM-DD, for example 2026-03-01")
 	}
 	return d, nil
-}
-
-// budget answers a run's budgets and what it spent against them, folded
-// from its log by the engine's own fold, so the numbers are those the
-// engine pauses the run by.
-func (s *Server) budget(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := s.cfg.Store.GetRun(r.Context(), id); err != nil {
-		return err
-	}
-	f := run.NewFold()
-	for after := int64(0); ; {
-		evs, err := s.cfg.Store.Events(r.Context(), id, after, 1000)
-		if err != nil {
-			return err
-		}
-		for _, ev := range evs {
-			f.Apply(ev)
-		}
-		if len(evs) < 1000 {
-			break
-		}
-		after = evs[len(evs)-1].Seq
-	}
-	writeJSON(w, http.StatusOK, f.Budget())
-	return nil
 }

@@ -75,3 +75,23 @@ type Budget struct {
 func (f *Fold) Budget() Budget {
 	return Budget{Limits: f.limits, Steps: f.step, Tokens: f.tokens, CostUSD: f.cost, WallTimeMS: f.workMS}
 }
+
+// Budget is the budgets and spending of a run this process drives, as the
+// engine counts them now: the figures spentOut checks, read from the
+// run's state under its lock, without touching the log. ok is false for a
+// run not active here; its figures are the fold of its log (Fold.Budget).
+//
+// The state folds the run's own events as they are emitted, a group commit
+// (milliseconds) before they are in the log, and the events others write
+// (approvals, answers) change no figure by themselves: so the answer is the
+// fold of the log once the run's last events have committed, and never
+// behind it.
+func (s *Service) Budget(runID string) (b Budget, ok bool) {
+	a := s.lookup(runID)
+	if a == nil {
+		return Budget{}, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.st.Budget(), true
+}

@@ -26,8 +26,8 @@ const history = (n: number): Event[] => [
   ...Array.from({ length: n }, (_, i): Event => ({ run_id: "run_1", seq: i + 2, ts: i + 2, type: "node.started", node_id: `n${i}`, data: { kind: "llm", label: `m${i}` } })),
 ];
 
-function setup(status: string) {
-  const fetch = vi.fn(async (_input: RequestInfo | URL) => Response.json(budget));
+function setup(status: string, answer: () => Promise<Response> = async () => Response.json(budget)) {
+  const fetch = vi.fn(async (_input: RequestInfo | URL) => answer());
   const store = createAppStore({ runs: [run(status)], selectedRunId: "run_1" });
   render(
     <ServicesProvider value={{ api: createApi({ fetch: fetch as unknown as typeof globalThis.fetch }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
@@ -63,5 +63,26 @@ describe("RunBudgets", () => {
     const { store, budgetReads } = setup("running");
     await readIn(store);
     expect(budgetReads()).toBeGreaterThan(3);
+  });
+
+  // The answer used to come in as a new line of the header, which moved
+  // the pane switch below it under the person's pointer.
+  it("holds the budgets' line while they are read, and the same line shows them", async () => {
+    let answer!: (r: Response) => void;
+    setup("completed", () => new Promise<Response>((resolve) => (answer = resolve)));
+    const line = await screen.findByTestId("run-budgets-line");
+    expect(line.textContent).toContain("Budgets");
+    expect(screen.queryByTestId("run-budgets")).toBeNull();
+    await act(async () => answer(Response.json(budget)));
+    expect(await screen.findByTestId("run-budgets")).toBeTruthy();
+    expect(screen.getByTestId("run-budgets-line")).toBe(line);
+    expect(line.textContent).toContain("steps 3 / 50");
+    expect(screen.queryByTestId("run-budgets-reading")).toBeNull();
+  });
+
+  it("leaves no line for a run whose budgets cannot be read", async () => {
+    setup("completed", async () => Response.json({ error: { code: "not_found", message: "no such run" } }, { status: 404 }));
+    expect(await screen.findByTestId("run-budgets-line")).toBeTruthy();
+    await act(async () => vi.waitFor(() => expect(screen.queryByTestId("run-budgets-line")).toBeNull()));
   });
 });

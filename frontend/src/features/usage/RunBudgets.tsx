@@ -1,3 +1,4 @@
+import "./usage.css";
 import { useEffect, useRef, useState } from "react";
 import type { Budget } from "../../api/types";
 import { useApp, useServices } from "../../store/context";
@@ -29,8 +30,16 @@ export function budgetLines(b: Budget): { name: string; used: string; limit: str
 
 // RunBudgets is the run's budgets as used / limit, read from the server
 // (the engine's own count) again whenever the run's status or its graph
-// changes. Nothing shows until it is read, or for a run it cannot read
-// (a recording in the player).
+// changes.
+//
+// They are a line of the run's facts of their own, one line high, there
+// from the first render with a mark while they are read: when the answer
+// came in as a new line, the header grew and moved the pane switch below
+// it under the person's pointer. Every run started here has a budget (an
+// agent's max_steps is at least 1), and the store holds nothing that says
+// otherwise (run.created's max_steps is not kept, nor in the run's row),
+// so the line is always reserved; it goes only when the first read fails
+// (a run the server cannot answer for) or the answer sets no limit.
 export function RunBudgets({ runId }: { runId: string }) {
   const { api } = useServices();
   // A change of status or of the nodes is when a budget can have moved. A
@@ -49,10 +58,14 @@ export function RunBudgets({ runId }: { runId: string }) {
   });
   const streamed = useApp((s) => s.stream.runs[runId]?.status ?? "");
   const status = ended ?? streamed;
-  const [budget, setBudget] = useState<Budget>();
-  // The server folds the run's whole log for each read: a run that grows
-  // fast (a node every few milliseconds) is read at most every readEveryMs,
-  // a change of status at once.
+  // The answer for this run: undefined while it is read, null when there is
+  // none to show. A read that fails after one succeeded keeps what is shown.
+  const [read, setRead] = useState<{ runId: string; budget: Budget | null }>();
+  const budget = read?.runId === runId ? read.budget : undefined;
+  // A run that grows fast (a node every few milliseconds) is read at most
+  // every readEveryMs, a change of status at once. (The server answers a run
+  // it drives from the engine's state, an ended one from a fold it keeps by
+  // the run's last seq: a read is cheap, but not free.)
   const last = useRef({ at: 0, status: "" });
   useEffect(() => {
     let live = true;
@@ -62,8 +75,8 @@ export function RunBudgets({ runId }: { runId: string }) {
       last.current = { at: Date.now(), status };
       api.budget(runId).then(
         // Only a budget is shown: an answer without limits is not one.
-        (b) => live && setBudget(typeof b?.limits === "object" && b.limits ? b : undefined),
-        () => live && setBudget(undefined),
+        (b) => live && setRead({ runId, budget: typeof b?.limits === "object" && b.limits ? b : null }),
+        () => live && setRead((was) => (was?.runId === runId && was.budget ? was : { runId, budget: null })),
       );
     }, wait);
     return () => {
@@ -71,12 +84,23 @@ export function RunBudgets({ runId }: { runId: string }) {
       clearTimeout(t);
     };
   }, [api, runId, version, status]);
+  if (budget === undefined) {
+    return (
+      <div className="run-budgets-line" data-testid="run-budgets-line">
+        <dt>Budgets</dt>
+        <dd className="run-budgets-reading" data-testid="run-budgets-reading" aria-busy="true" aria-label="reading the budgets">
+          …
+        </dd>
+      </div>
+    );
+  }
   const lines = budget ? budgetLines(budget) : [];
   if (lines.length === 0) return null;
+  const text = lines.map((l) => `${l.name} ${l.used} / ${l.limit}`).join(" · ");
   return (
-    <>
+    <div className="run-budgets-line" data-testid="run-budgets-line">
       <dt>Budgets</dt>
-      <dd className="run-budgets" data-testid="run-budgets">
+      <dd className="run-budgets" data-testid="run-budgets" title={text}>
         {lines.map((l, i) => (
           <span key={l.name} className={l.share >= 1 ? "budget-spent" : undefined} data-testid={`budget-${l.name.replace(" ", "-")}`}>
             {i > 0 && " · "}
@@ -84,6 +108,6 @@ export function RunBudgets({ runId }: { runId: string }) {
           </span>
         ))}
       </dd>
-    </>
+    </div>
   );
 }
