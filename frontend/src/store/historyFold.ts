@@ -44,11 +44,13 @@ export type HistoryFoldOptions = {
 };
 
 // historyFold starts from the store's transcript of runId (or an empty
-// one).
+// one, when the store has none or holds only the run's end: then nothing
+// is committed before the fold has reached that end, and the views keep
+// showing it).
 export function historyFold(store: AppStore, runId: string, opts: HistoryFoldOptions = {}): HistoryFold {
   const { beforeCommit = () => {}, everyMs = commitEveryMs, now = () => performance.now() } = opts;
   let shown = store.getState().stream.runs[runId] ?? emptyTranscript(runId);
-  const fold = new RunFold(shown);
+  const fold = new RunFold(shown.tailFrom === undefined ? shown : emptyTranscript(runId));
   let lastCommit = 0;
   const commit = () => {
     const t = fold.transcript;
@@ -58,7 +60,8 @@ export function historyFold(store: AppStore, runId: string, opts: HistoryFoldOpt
     shown = t;
     lastCommit = now();
   };
-  const isDue = () => fold.lastSeq > shown.lastSeq && (shown.lastSeq === 0 || now() - lastCommit >= everyMs);
+  const isDue = () =>
+    shown.tailFrom !== undefined ? fold.lastSeq >= shown.lastSeq : fold.lastSeq > shown.lastSeq && (shown.lastSeq === 0 || now() - lastCommit >= everyMs);
   return {
     transcript: () => fold.transcript,
     lastSeq: () => fold.lastSeq,

@@ -54,7 +54,8 @@ export type AppActions = {
   applyEvent: (e: Event) => void;
   applyEvents: (events: Event[]) => void; // a burst, in one update
   // A run's transcript folded elsewhere (its history, read in pages) from
-  // the one held: kept unless the one held has seen more.
+  // the one held: kept unless the one held has seen more (or as much, but
+  // for a run's end, which its whole history replaces).
   setTranscript: (t: RunTranscript) => void;
   select: (runId: string | undefined) => void; // also shows the run page
   showPage: (page: Page) => void;
@@ -98,7 +99,9 @@ export function createAppStore(initial: Partial<AppState> = {}): AppStore {
     setTranscript: (t) =>
       set((s) => {
         const held = s.stream.runs[t.runId];
-        if (held && held.lastSeq >= t.lastSeq) return {};
+        // A run's end shown first gives way to its whole history as far.
+        const wider = held?.tailFrom !== undefined && t.tailFrom === undefined;
+        if (held && (wider ? held.lastSeq > t.lastSeq : held.lastSeq >= t.lastSeq)) return {};
         return { stream: { runs: { ...s.stream.runs, [t.runId]: t } } };
       }),
     select: (runId) =>

@@ -7,7 +7,8 @@ import type { Event } from "../api/types";
 import { EventSocket, type EventSocketOptions } from "../api/ws";
 import { historyFold, nextTask } from "./historyFold";
 import { pageOf, refreshLimit } from "./runPages";
-import type { AppStore } from "./store";
+import { emptyTranscript, RunFold, type RunTranscript } from "./reducer";
+import { selectRun, type AppStore } from "./store";
 
 export type Sync = {
   refreshLists: () => Promise<void>;
@@ -30,7 +31,16 @@ type SocketOptions = Pick<EventSocketOptions, "url" | "WebSocket" | "initialMs" 
   // then closes it as a slow consumer after about a thousand events: a
   // long run would load in many reconnects. Off, the socket replays all.
   pageHistory?: boolean;
+  // What the views read of a transcript (their selectors' memoised reads:
+  // the graph's steps, the nodes' kinds...), run on each transcript the
+  // history's reader is about to commit, each in a task of its own: the
+  // commit then finds them read, and renders only.
+  prepare?: readonly ((t: RunTranscript) => unknown)[];
 };
+
+// A run of more than this many events, not read before, shows its end
+// first: its last page folded alone, while the whole is read.
+const tailAfter = 5000;
 
 // Events read in one page of a run's history: each page is parsed and
 // folded in a task of its own, which at 5,000 events took 40-70 ms with
@@ -43,7 +53,7 @@ const historyPage = 2500;
 const batchMaxDelayMs = 250;
 
 export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): Sync {
-  const { frameBatching = false, pageHistory = false, ...socketOpts } = opts;
+  const { frameBatching = false, pageHistory = false, prepare: reads = [], ...socketOpts } = opts;
   const state = () => store.getState();
 
   let queue: Event[] = [];
@@ -151,6 +161,8 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // says; the store is updated in a task after the fold's. Nothing else feeds the run meanwhile (it is subscribed to after).
   // A failed read leaves the rest to the socket's replay.
   async function readHistory(runId: string): Promise<void> {
+    if (!state().stream.runs[runId]) await readTail(runId);
+    if (followed !== runId) return;
     const fold = historyFold(store, runId, { beforeCommit: flush });
     let after = fold.lastSeq();
     try {
@@ -164,11 +176,13 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
         fold.add(page.events);
         if (!more) break;
         if (fold.isDue()) {
+          await prepare(fold.transcript());
           await nextTask();
           if (followed !== runId) return;
           fold.commit();
         }
       }
+      await prepare(fold.transcript());
       await nextTask();
     } catch (err) {
       if (followed !== runId) return;
@@ -178,6 +192,37 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
     if (followed !== runId) return;
     fold.commit();
     socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? after);
+  }
+
+  // readTail puts a long run's end in the store, as its own transcript
+  // (tailFrom): the latest turns and the running node are on screen in
+  // one page's time, where the whole history takes a second or more to
+  // read (a 100,000-event run: 40 pages). Its nodes that started before
+  // the page are not in it. Whatever goes wrong leaves it to the whole
+  // read, which says what did.
+  async function readTail(runId: string): Promise<void> {
+    try {
+      const last = selectRun(state(), runId)?.last_seq ?? (await api.run(runId)).last_seq;
+      if (followed !== runId || last <= tailAfter) return;
+      const from = last - historyPage;
+      const page = await api.events(runId, from, historyPage);
+      if (followed !== runId || state().stream.runs[runId]) return;
+      const t = new RunFold({ ...emptyTranscript(runId), tailFrom: from }).add(page.events).transcript;
+      await prepare(t);
+      if (followed !== runId) return;
+      state().setTranscript(t);
+      await nextTask();
+    } catch {
+      return;
+    }
+  }
+
+  // prepare runs the views' reads of t, each in a task of its own.
+  async function prepare(t: RunTranscript): Promise<void> {
+    for (const read of reads) {
+      await nextTask();
+      read(t);
+    }
   }
 
   const unsubscribe = store.subscribe((s) => {

@@ -181,6 +181,11 @@ export type TranscriptNode = UserNode | LlmNode | ToolNode | AgentNode;
 export type RunTranscript = {
   runId: string;
   lastSeq: number;
+  // Set on a long run's end, folded from the event after this seq while
+  // its whole history is read (sync.ts): what happened before is not in
+  // it, so its nodes, turns and counts are the end's only. The whole
+  // transcript replaces it.
+  tailFrom?: number;
   agent?: AgentRef;
   instructions?: string;
   workspace?: string;

@@ -369,3 +369,23 @@ describe("lastTurnCalls", () => {
     expect(lastTurnCalls(run(model("m1")))).toBeUndefined();
   });
 });
+
+describe("a long run's end, shown first", () => {
+  it("says that only the end is in, and gives way to the whole run", () => {
+    const log = bigRunEvents({ turns: 30, runId: run.id });
+    const from = log.length - 40;
+    const store = createAppStore({ runs: [{ ...run, last_seq: log.length }], selectedRunId: run.id });
+    store.getState().setTranscript(reduceRunBatch({ ...emptyTranscript(run.id), tailFrom: from }, log.slice(from)));
+    render(
+      <ServicesProvider value={{ api: createApi({ fetch: vi.fn() }), store, refreshLists: vi.fn(), refreshRun: vi.fn() }}>
+        <RunView />
+      </ServicesProvider>,
+    );
+    const transcript = screen.getByRole("region", { name: "Transcript" });
+    expect(transcript.dataset.history).toBe("tail");
+    expect(screen.getByTestId("history-tail").textContent).toBe(`The run's last 40 events; reading the ${from.toLocaleString("en")} before them…`);
+    act(() => store.getState().setTranscript(reduceRunBatch(emptyTranscript(run.id), log)));
+    expect(transcript.dataset.history).toBe("whole");
+    expect(screen.queryByTestId("history-tail")).toBeNull();
+  });
+});

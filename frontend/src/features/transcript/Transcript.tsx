@@ -27,13 +27,14 @@ export const focusSearchEvent = "steward:focus-search";
 // a replay diverged from its recording, or how the run ended.
 type Entry =
   | { key: string; kind: "head" }
+  | { key: string; kind: "tail" }
   | { key: string; kind: "foot" }
   | { key: string; kind: "diverged" }
   | { key: string; kind: "servers"; after: string }
   | { key: string; kind: "node"; id: string };
 
 // Estimated heights by kind of row, until a row is measured.
-const estimates: Record<string, number> = { head: 64, foot: 48, diverged: 40, servers: 32, user: 76, llm: 120, tool: 150, agent: 52 };
+const estimates: Record<string, number> = { head: 64, tail: 48, foot: 48, diverged: 40, servers: 32, user: 76, llm: 120, tool: 150, agent: 52 };
 
 // Transcript shows a run's nodes in the order they started, then how the run
 // ended: virtualised, following the end while it streams unless the person
@@ -43,6 +44,8 @@ export function Transcript({ runId }: { runId: string }) {
   const { kindOf, hasUser } = useApp((s) => kindsOf(s.stream.runs[runId]));
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
   const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
+  // Only the run's end is in yet (sync.ts readTail): its start is not.
+  const tail = useApp((s) => s.stream.runs[runId]?.tailFrom !== undefined);
   // Where a replay diverged: "" before the first node, undefined while it has not.
   const divergedAfter = useApp((s) => {
     const d = s.stream.runs[runId]?.diverged;
@@ -66,7 +69,8 @@ export function Transcript({ runId }: { runId: string }) {
     const out: Entry[] = [];
     const filter = onlyMatches && searching;
     const diverged: Entry = { key: "diverged", kind: "diverged" };
-    if (head && !filter) out.push({ key: "head", kind: "head" });
+    if (tail && !filter) out.push({ key: "tail", kind: "tail" });
+    else if (head && !filter) out.push({ key: "head", kind: "head" });
     const servers = new Set(filter ? [] : serversAfter);
     const notes = (after: string) => {
       if (servers.has(after)) out.push({ key: `servers:${after}`, kind: "servers", after });
@@ -80,7 +84,7 @@ export function Transcript({ runId }: { runId: string }) {
     }
     if (!filter) out.push({ key: "foot", kind: "foot" });
     return out;
-  }, [order, head, onlyMatches, searching, hitSet, divergedAfter, serversAfter]);
+  }, [order, head, tail, onlyMatches, searching, hitSet, divergedAfter, serversAfter]);
   const entryIndex = useMemo(() => new Map(entries.map((e, i) => [e.key, i])), [entries]);
 
   const list = useRef<VirtualListHandle>(null);
@@ -135,6 +139,7 @@ export function Transcript({ runId }: { runId: string }) {
     (i: number) => {
       const e = entries[i]!;
       if (e.kind === "head") return forked ? <ForkHistory runId={runId} /> : <UserMessage text={instructions ?? ""} />;
+      if (e.kind === "tail") return <TailNotice runId={runId} />;
       if (e.kind === "foot") return <Outcome runId={runId} />;
       if (e.kind === "diverged") return <DivergenceRow runId={runId} />;
       if (e.kind === "servers") return <ServerNotesRow runId={runId} after={e.after} />;
@@ -174,7 +179,8 @@ export function Transcript({ runId }: { runId: string }) {
   }
 
   return (
-    <section aria-label="Transcript" className="transcript-pane pane" onKeyDown={onKeyDown}>
+    // data-history says, out of the rows drawn, whether the whole run is in.
+    <section aria-label="Transcript" className="transcript-pane pane" onKeyDown={onKeyDown} data-history={tail ? "tail" : "whole"}>
       <PaneHeader pane="transcript">
         <div className="t-search" role="search">
           <input
@@ -308,6 +314,25 @@ function Outcome({ runId }: { runId: string }) {
 type Kinds = { kindOf: ReadonlyMap<string, NodeKind>; hasUser: boolean };
 const noKinds: Kinds = { kindOf: new Map(), hasUser: false };
 const kindsByOrder = new WeakMap<readonly string[], Kinds>();
+// TailNotice stands above a long run's end while its earlier history is
+// read: what is shown is the end only.
+function TailNotice({ runId }: { runId: string }) {
+  const range = useApp(
+    useShallow((s) => {
+      const t = s.stream.runs[runId];
+      return [t?.tailFrom ?? 0, t?.lastSeq ?? 0] as const;
+    }),
+  );
+  const [from, last] = range;
+  return (
+    <p className="t-tail" role="status" data-testid="history-tail">
+      The run's last {count(last - from)} events; reading the {count(from)} before them…
+    </p>
+  );
+}
+
+const count = (n: number) => n.toLocaleString("en");
+
 // The last run's kinds, which a longer order of the same run extends.
 let lastKinds: { runId: string; nodeOrder: readonly string[]; kinds: Map<string, NodeKind>; hasUser: boolean } | undefined;
 
@@ -316,7 +341,7 @@ let lastKinds: { runId: string; nodeOrder: readonly string[]; kinds: Map<string,
 // is the same object while the run's order is, and a longer order adds its
 // new nodes to the map it had (a node's kind never changes, and nodeOrder
 // only grows: a new array each time a node starts).
-function kindsOf(t: RunTranscript | undefined): Kinds {
+export function kindsOf(t: RunTranscript | undefined): Kinds {
   if (!t) return noKinds;
   const known = kindsByOrder.get(t.nodeOrder);
   if (known) return known;
