@@ -149,9 +149,18 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
     if (followed) socket.unsubscribeRun(followed);
     followed = runId;
     if (!runId) return;
-    void refreshRun(runId);
-    if (pageHistory) void readHistory(runId);
-    else socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? 0);
+    if (!pageHistory) {
+      void refreshRun(runId);
+      socket.subscribeRun(runId, state().stream.runs[runId]?.lastSeq ?? 0);
+      return;
+    }
+    // In a task after the selection's: the run's view mounts in that one,
+    // and the requests started with it (5-12 ms) made it a long task.
+    void nextTask().then(() => {
+      if (followed !== runId) return;
+      void refreshRun(runId);
+      void readHistory(runId);
+    });
   }
 
   // readHistory reads a run's events page by page, then subscribes from the

@@ -14,8 +14,9 @@ import {
   type NodeTypes,
   useStore,
 } from "@xyflow/react";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
 import { useApp } from "../../store/context";
+import { Later } from "../../ui/Later";
 import { PaneHeader } from "../../ui/PaneHeader";
 import { type FoldChoices, type Folded } from "./fold";
 import {
@@ -93,9 +94,12 @@ export function GraphPanel({ runId, replay = false }: { runId: string; replay?: 
           {userMoved ? "Follow" : "Following"}
         </button>
       </PaneHeader>
-      <ReactFlowProvider>
-        <GraphCanvas runId={runId} selected={selected} onSelect={setSelected} userMoved={userMoved} setUserMoved={setUserMoved} replay={replay} />
-      </ReactFlowProvider>
+      {/* A task after the rest of the run view: the two mounted at once were one long task. */}
+      <Later>
+        <ReactFlowProvider>
+          <GraphCanvas runId={runId} selected={selected} onSelect={setSelected} userMoved={userMoved} setUserMoved={setUserMoved} replay={replay} />
+        </ReactFlowProvider>
+      </Later>
       {selected && <NodeDetailPanel key={selected} runId={runId} nodeId={selected} onClose={() => setSelected(undefined)} />}
     </section>
   );
@@ -115,8 +119,9 @@ function GraphCanvas({ runId, selected, onSelect, userMoved, setUserMoved, repla
   const toggleFold = useCallback((id: string, open: boolean) => setChoices((c) => ({ ...c, [id]: open })), []);
 
   // The steps and edges, not the whole transcript: a streamed token changes
-  // neither, and renders nothing here.
-  const graph = useRunGraph(runId);
+  // neither, and renders nothing here. Deferred: the graph renders after
+  // the transcript, in a render React can split, not in the same task.
+  const graph = useDeferredValue(useRunGraph(runId));
   // A fork's origin: the run and node it came from, with that node's label
   // when the source run is in the store.
   const from = useApp((s) => s.stream.runs[runId]?.forkedFrom);

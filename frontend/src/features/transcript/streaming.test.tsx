@@ -1,4 +1,4 @@
-import { act, cleanup, render, screen } from "@testing-library/react";
+import { act, cleanup, render, screen, waitFor } from "@testing-library/react";
 import { createElement, memo, type ComponentType, type FunctionComponent } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApi } from "../../api/client";
@@ -93,7 +93,7 @@ describe("a streamed delta", () => {
   it.each([
     { known: "the run and its events", runs: [{ ...run, last_seq: history.length }] },
     { known: "only the run's events", runs: [] },
-  ])("renders the streaming message, and no other row, nor the header, nor the graph ($known)", ({ runs }) => {
+  ])("renders the streaming message, and no other row, nor the header, nor the graph ($known)", async ({ runs }) => {
     const store = createAppStore({ runs, selectedRunId: run.id, runView: { pane: "both" } });
     store.getState().applyEvents(history.map((e, i) => ({ run_id: run.id, seq: i + 1, ts: 1000 + i, ...e })));
     render(
@@ -105,7 +105,8 @@ describe("a streamed delta", () => {
     expect(renders.get("UserNodeMessage:u")).toBeGreaterThan(0);
     expect(renders.get("ToolCard:ls")).toBeGreaterThan(0);
     expect(renders.get("RunControls")).toBeGreaterThan(0);
-    expect(renders.get("ReactFlow")).toBeGreaterThan(0);
+    // The graph mounts a task after the rest (ui/Later.tsx).
+    await waitFor(() => expect(renders.get("ReactFlow")).toBeGreaterThan(0));
     const before = new Map(renders);
 
     let seq = history.length;
