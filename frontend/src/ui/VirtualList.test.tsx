@@ -1,4 +1,5 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { nextTask } from "../store/historyFold";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { VirtualList } from "./VirtualList";
 import { indexAt, offsetsOf, visibleRange } from "./windowing";
@@ -85,11 +86,18 @@ describe("windowing", () => {
   });
 });
 
+// settle lets the task after a render run (the overscan comes in it).
+const settle = () => act(() => nextTask());
+
 describe("VirtualList", () => {
-  it("renders only the rows in view and an overscan, following the end", () => {
+  it("renders only the rows in view, then an overscan a task later, following the end", async () => {
     render(<List count={10_000} />);
+    // 400 px in view: 8 rows of 50 px (the first render draws no more).
+    expect(rendered()).toEqual([9_992, 9_993, 9_994, 9_995, 9_996, 9_997, 9_998, 9_999]);
+    await settle();
     const rows = rendered();
-    // 400 px in view and 800 px of overscan above: about 24 rows of 50 px.
+    // And 800 px of overscan above: about 24 rows.
+    expect(rows.length).toBeGreaterThan(20);
     expect(rows.length).toBeLessThan(40);
     expect(rows).toContain(9_999);
     expect(rows).not.toContain(0);
@@ -116,8 +124,9 @@ describe("VirtualList", () => {
     expect(Math.min(...rows)).toBeGreaterThanOrEqual(100 - 800 / estimate);
   });
 
-  it("keeps the row at the top in place when rows above it are measured, and when rows arrive", () => {
+  it("keeps the row at the top in place when rows above it are measured, and when rows arrive", async () => {
     const { rerender } = render(<List count={10_000} />);
+    await settle();
     const list = screen.getByTestId("list");
     list.scrollTop = 5_000;
     fireEvent.scroll(list);

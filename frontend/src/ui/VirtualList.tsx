@@ -10,6 +10,7 @@ import {
   type ReactNode,
   type Ref,
 } from "react";
+import { nextTask } from "../store/historyFold";
 import { RowLayout } from "./rowLayout";
 import { visibleRange, type Range } from "./windowing";
 
@@ -94,8 +95,25 @@ export function VirtualList({
   const total = tree.total;
   const latest = useRef({ range: { start: 0, end: count } as Range });
 
+  // The first render of a windowed list draws the rows in view only, and
+  // the overscan a task later: the rows of a long run's first page, drawn
+  // for the first time (their Markdown, their cards' code), were the
+  // longest task of its opening, and the overscan was most of them.
+  const [overscanOn, setOverscanOn] = useState(false);
+  const overscan = overscanOn ? overscanPx : 0;
+  const overscanRef = useRef(overscan);
+  overscanRef.current = overscan;
+  useEffect(() => {
+    if (!windowed || overscanOn) return;
+    let live = true;
+    void nextTask().then(() => live && setOverscanOn(true));
+    return () => {
+      live = false;
+    };
+  }, [windowed, overscanOn]);
+
   const top = following.current ? Math.max(0, total - viewport.current) : scrollTop.current;
-  const range: Range = windowed ? visibleRange(tree, top, viewport.current, overscanPx) : { start: 0, end: count };
+  const range: Range = windowed ? visibleRange(tree, top, viewport.current, overscan) : { start: 0, end: count };
   latest.current = { range };
 
   const setFollowing = useCallback(
@@ -210,9 +228,9 @@ export function VirtualList({
     const layout = layoutRef.current;
     const { range } = latest.current;
     if (!layout || layout.count < windowFrom) return;
-    const next = visibleRange(layout.tree, el.scrollTop, viewport.current, overscanPx);
+    const next = visibleRange(layout.tree, el.scrollTop, viewport.current, overscanRef.current);
     if (next.start !== range.start || next.end !== range.end) rerender();
-  }, [overscanPx, windowFrom, rerender, setFollowing]);
+  }, [windowFrom, rerender, setFollowing]);
 
   useImperativeHandle(
     apiRef,
