@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApi } from "../../api/client";
 import type { Event, Run } from "../../api/types";
 import { ServicesProvider } from "../../store/context";
+import { nextTask } from "../../store/historyFold";
 import { createAppStore } from "../../store/store";
 import { RunView } from "./RunView";
 
@@ -87,6 +88,12 @@ const history: Omit<Event, "run_id" | "seq" | "ts">[] = [
 // The streamed answer, a word a delta, with a paragraph break and a list.
 const words = "The notes are tidy now.\n\nWhat changed:\n\n- a.md: spelling\n- b.md: headings\n\nNothing else was touched.".split(/(?<= )/);
 
+// settled lets the work React scheduled in tasks of its own (transitions,
+// deferred values) run until a task passes with nothing to do.
+async function settled() {
+  for (let i = 0; i < 5; i++) await act(() => nextTask());
+}
+
 describe("a streamed delta", () => {
   // Also before the REST copy of the run arrived: the header's selectors
   // must then give equal values too, or the page would render for ever.
@@ -105,8 +112,10 @@ describe("a streamed delta", () => {
     expect(renders.get("UserNodeMessage:u")).toBeGreaterThan(0);
     expect(renders.get("ToolCard:ls")).toBeGreaterThan(0);
     expect(renders.get("RunControls")).toBeGreaterThan(0);
-    // The graph mounts a task after the rest (ui/Later.tsx).
+    // The graph mounts a task after the rest, in a transition (ui/Later.tsx),
+    // and renders its graph deferred: all of it done before the deltas.
     await waitFor(() => expect(renders.get("ReactFlow")).toBeGreaterThan(0));
+    await settled();
     const before = new Map(renders);
 
     let seq = history.length;
