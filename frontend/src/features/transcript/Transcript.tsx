@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp } from "../../store/context";
 import { terminalStatuses } from "../../store/status";
@@ -40,7 +40,10 @@ const estimates: Record<string, number> = { head: 64, tail: 48, foot: 48, diverg
 // ended: virtualised, following the end while it streams unless the person
 // scrolled up, with a search that marks, counts and steps through matches.
 export function Transcript({ runId }: { runId: string }) {
-  const order = useApp((s) => s.stream.runs[runId]?.nodeOrder);
+  // Deferred: rows that arrive (a page of history, a small run whole) are
+  // drawn in a render React can split between them, not in the task that
+  // brought them. A streamed delta changes no order, so it is not delayed.
+  const order = useDeferredValue(useApp((s) => s.stream.runs[runId]?.nodeOrder));
   const { kindOf, hasUser } = useApp((s) => kindsOf(s.stream.runs[runId]));
   const instructions = useApp((s) => s.stream.runs[runId]?.instructions ?? selectRun(s, runId)?.instructions);
   const forked = useApp((s) => !!s.stream.runs[runId]?.forkedFrom);
