@@ -1,4 +1,5 @@
 import "./transcript.css";
+import { useDeferredValue } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { PaneContext, useMaximisedPane } from "../../ui/PaneHeader";
 import { useApp } from "../../store/context";
@@ -34,7 +35,10 @@ import { tokens } from "../usage/money";
 // changed), and the audit of its tool call decisions. Either pane can be
 // maximised: the header's controls and the inbox stay; Escape restores.
 export function RunView() {
-  const runId = useApp((s) => s.selectedRunId);
+  // Deferred: the view of a run just selected is mounted in a render React
+  // can split (its header, transcript and panes, their code run for the
+  // first time), not in the task of the selection.
+  const runId = useDeferredValue(useApp((s) => s.selectedRunId));
   const filesCount = useApp((s) => (runId ? (s.stream.runs[runId]?.files.paths.length ?? 0) : 0));
   const panes = useMaximisedPane();
   const maximised = panes.maximised;
