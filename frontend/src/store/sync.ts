@@ -211,8 +211,8 @@ export function startSync(api: Api, store: AppStore, opts: SocketOptions = {}): 
   // read, which says what did.
   async function readTail(runId: string): Promise<void> {
     try {
-      const last = selectRun(state(), runId)?.last_seq ?? (await api.run(runId)).last_seq;
-      if (followed !== runId || last <= tailAfter) return;
+      const last: unknown = selectRun(state(), runId)?.last_seq ?? (await api.run(runId)).last_seq;
+      if (followed !== runId || typeof last !== "number" || !(last > tailAfter)) return;
       const from = last - historyPage;
       const page = await api.events(runId, from, historyPage);
       if (followed !== runId || state().stream.runs[runId]) return;
